@@ -1,0 +1,5 @@
+import sys
+
+from hexlint.cli import main
+
+sys.exit(main())

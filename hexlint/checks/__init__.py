@@ -1,0 +1,14 @@
+"""The explicit, sorted list of check functions, keyed by rule code.
+
+Signatures by rule kind (the kind is declared in the rule's document in rules/):
+- text:   check(source: hexlint.core.Source, options: Mapping[str, Any]) -> Iterator[Diagnostic]
+- source: check(project: hexlint.c.index.Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]
+- binary: check(audit: hexlint.hexagon.audit.LibraryAudit, options: Mapping[str, Any]) -> Iterator[Diagnostic]
+- tool:   no check function; the engine itself emits these (HX001 unused suppression, HX002 parse error, ...).
+"""
+
+from __future__ import annotations
+
+from hexlint.core import CheckFunction
+
+CHECKS: dict[str, CheckFunction] = {}
