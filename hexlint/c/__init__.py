@@ -1,0 +1,1 @@
+"""The C front end: the only package that imports clang.cindex."""

@@ -1,0 +1,260 @@
+"""A thin, read-only wrapper over libclang cursors, so rules never touch clang.cindex."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import clang.cindex as cindex
+
+from hexlint.core import Span
+
+_KIND_NAMES: dict[int, str] = {}
+
+
+def kind_name(kind_id: int) -> str:
+    name = _KIND_NAMES.get(kind_id)
+    if name is None:
+        try:
+            name = cindex.CursorKind.from_id(kind_id).name
+        except ValueError:
+            name = f"UNKNOWN_{kind_id}"
+        _KIND_NAMES[kind_id] = name
+    return name
+
+
+def _text(read) -> str:
+    try:
+        return read() or ""
+    except UnicodeDecodeError:
+        return ""
+
+
+class Node:
+    """One AST node. Attributes are computed on first use: most nodes are never looked at closely."""
+
+    __slots__ = ("_cursor", "_end", "_kind", "_location")
+
+    def __init__(self, cursor: cindex.Cursor, kind: str | None = None) -> None:
+        self._cursor = cursor
+        self._kind = kind
+        self._location: tuple[str, int, int] | None = None
+        self._end: tuple[int, int] | None = None
+
+    def __eq__(self, other: object) -> bool:
+        # clang_equalCursors tells apart copies of one node reached along different walks; hash + extent does not.
+        return isinstance(other, Node) and self._identity() == other._identity()
+
+    def _identity(self) -> tuple[int, int, int, int]:
+        extent = self._cursor.extent
+        return (self._cursor.hash, self._cursor._kind_id, extent.start.offset, extent.end.offset)
+
+    def __hash__(self) -> int:
+        return self._cursor.hash
+
+    def __repr__(self) -> str:
+        return f"Node({self.kind} {self.spelling!r} {self.path}:{self.line}:{self.column})"
+
+    @property
+    def kind(self) -> str:
+        if self._kind is None:
+            self._kind = kind_name(cindex.conf.lib.clang_getCursorKind(self._cursor))
+        return self._kind
+
+    @property
+    def spelling(self) -> str:
+        return _text(lambda: self._cursor.spelling)
+
+    @property
+    def type_spelling(self) -> str:
+        return _text(lambda: self._cursor.type.spelling)
+
+    @property
+    def canonical_type_spelling(self) -> str:
+        return _text(lambda: self._cursor.type.get_canonical().spelling)
+
+    @property
+    def result_type_spelling(self) -> str:
+        return _text(lambda: self._cursor.result_type.spelling)
+
+    def _load_location(self) -> tuple[str, int, int]:
+        if self._location is None:
+            location = self._cursor.location
+            file_name = _text(lambda: location.file.name) if location.file else ""
+            self._location = (file_name, location.line, location.column)
+        return self._location
+
+    @property
+    def path(self) -> str:
+        return self._load_location()[0]
+
+    @property
+    def line(self) -> int:
+        return self._load_location()[1]
+
+    @property
+    def column(self) -> int:
+        return self._load_location()[2]
+
+    def _load_end(self) -> tuple[int, int]:
+        if self._end is None:
+            end = self._cursor.extent.end
+            self._end = (end.line, end.column)
+        return self._end
+
+    @property
+    def end_line(self) -> int:
+        return self._load_end()[0]
+
+    @property
+    def end_column(self) -> int:
+        return self._load_end()[1]
+
+    @property
+    def start_offset(self) -> int:
+        return self._cursor.extent.start.offset
+
+    @property
+    def end_offset(self) -> int:
+        return self._cursor.extent.end.offset
+
+    def span(self) -> Span:
+        return Span(self.path, self.line, self.column, self.end_line, self.end_column)
+
+    def children(self) -> list[Node]:
+        return [Node(child) for child in self._cursor.get_children()]
+
+    def walk(self) -> Iterator[Node]:
+        """This node and all below it, depth first, in source order."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children()))
+
+    @property
+    def referenced(self) -> Node | None:
+        target = self._cursor.referenced
+        return Node(target) if target is not None and not target.kind.is_invalid() else None
+
+    @property
+    def definition(self) -> Node | None:
+        target = self._cursor.get_definition()
+        return Node(target) if target is not None else None
+
+    @property
+    def type_declaration(self) -> Node | None:
+        """The declaration of this node's type, looking through pointers and typedefs (e.g. the struct of `kparams`)."""
+        clang_type = self._cursor.type.get_canonical()
+        while clang_type.kind == cindex.TypeKind.POINTER:
+            clang_type = clang_type.get_pointee().get_canonical()
+        declaration = clang_type.get_declaration()
+        return None if declaration.kind.is_invalid() else Node(declaration)
+
+    @property
+    def is_definition(self) -> bool:
+        return self._cursor.is_definition()
+
+    @property
+    def binary_operator(self) -> str:
+        """The operator of a BINARY_OPERATOR / COMPOUND_ASSIGNMENT_OPERATOR node ("=", "/", "+=", ...), else ""."""
+        if self.kind not in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR"):
+            return ""
+        try:
+            return self._cursor.binary_operator.name and _BINARY_SPELLING.get(self._cursor.binary_operator.name, "")
+        except (AttributeError, ValueError):
+            return self._operator_from_tokens()
+
+    def _operator_from_tokens(self) -> str:
+        children = self.children()
+        if len(children) != 2:
+            return ""
+        left_end = children[0].end_offset
+        for token in self._cursor.get_tokens():
+            if token.extent.start.offset >= left_end and token.kind == cindex.TokenKind.PUNCTUATION:
+                return token.spelling
+        return ""
+
+    @property
+    def unary_operator(self) -> str:
+        """The operator of a UNARY_OPERATOR node ("!", "&", "*", "-", "++" ...), read from its tokens."""
+        if self.kind != "UNARY_OPERATOR":
+            return ""
+        tokens = self.tokens()
+        if tokens and tokens[0] in _PREFIX_OPERATORS:
+            return tokens[0]
+        return tokens[-1] if tokens and tokens[-1] in ("++", "--") else ""
+
+    def tokens(self) -> list[str]:
+        return [_text(lambda t=token: t.spelling) for token in self._cursor.get_tokens()]
+
+    @property
+    def text(self) -> str:
+        """The source text of this node's extent, rebuilt from tokens (macro-expanded nodes give their macro call)."""
+        return " ".join(self.tokens())
+
+    @property
+    def integer_value(self) -> int | None:
+        """The value of an integer constant expression, when clang can evaluate it."""
+        try:
+            result = self._cursor.get_integer_value() if self.kind == "INTEGER_LITERAL" else None
+        except (ValueError, AttributeError):
+            result = None
+        return result
+
+    @property
+    def is_macro_expansion(self) -> bool:
+        """True when the node's first token comes from a macro expansion (spelling and expansion locations differ)."""
+        return _spelling_differs(self._cursor)
+
+    @property
+    def raw(self) -> cindex.Cursor:
+        """Escape hatch for hexlint/c only."""
+        return self._cursor
+
+
+def _spelling_differs(cursor: cindex.Cursor) -> bool:
+    file_object = cindex.c_object_p()
+    line, column, offset = cindex.c_uint(), cindex.c_uint(), cindex.c_uint()
+    cindex.conf.lib.clang_getSpellingLocation(
+        cursor.extent.start, cindex.byref(file_object), cindex.byref(line), cindex.byref(column), cindex.byref(offset)
+    )
+    return offset.value != cursor.extent.start.offset
+
+
+_BINARY_SPELLING = {
+    "PtrMemD": ".*",
+    "PtrMemI": "->*",
+    "Mul": "*",
+    "Div": "/",
+    "Rem": "%",
+    "Add": "+",
+    "Sub": "-",
+    "Shl": "<<",
+    "Shr": ">>",
+    "Cmp": "<=>",
+    "LT": "<",
+    "GT": ">",
+    "LE": "<=",
+    "GE": ">=",
+    "EQ": "==",
+    "NE": "!=",
+    "And": "&",
+    "Xor": "^",
+    "Or": "|",
+    "LAnd": "&&",
+    "LOr": "||",
+    "Assign": "=",
+    "MulAssign": "*=",
+    "DivAssign": "/=",
+    "RemAssign": "%=",
+    "AddAssign": "+=",
+    "SubAssign": "-=",
+    "ShlAssign": "<<=",
+    "ShrAssign": ">>=",
+    "AndAssign": "&=",
+    "XorAssign": "^=",
+    "OrAssign": "|=",
+    "Comma": ",",
+}
+
+_PREFIX_OPERATORS = frozenset({"!", "&", "*", "-", "+", "~", "++", "--"})

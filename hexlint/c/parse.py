@@ -1,0 +1,262 @@
+"""Parsing C and C++ with libclang: flags, include dirs, stand-in headers, and clang's errors turned into HX002.
+
+Only hexlint/c/ imports clang.cindex.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import shlex
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+
+import clang.cindex as cindex
+
+from hexlint.core import Diagnostic, Severity, Span
+
+KERNEL = "kernel"
+HOST = "host"
+ARCHES = ("v68", "v69", "v73", "v75", "v79", "v81")
+KERNEL_DIR_NAMES = ("htp",)
+C_SUFFIXES = (".c", ".h")
+CXX_SUFFIXES = (".cpp", ".cc", ".cxx", ".hpp", ".hh", ".hxx")
+
+# Let libclang continue after a missing header so rules still see the rest of the file.
+_KEEP_GOING = 0x200
+_STUBS_DIR = Path(__file__).parent / "stubs"
+_SDK_INCLUDE_SUBDIRS = (
+    "incs",
+    "incs/stddef",
+    "ipc/fastrpc/incs",
+    "ipc/fastrpc/rpcmem/inc",
+    "ipc/fastrpc/remote/ship/hexagon_toolv87_v73",
+    "rtos/qurt/computev73/include/qurt",
+    "rtos/qurt/computev73/include/posix",
+    "utils/examples",
+)
+
+
+class InputError(Exception):
+    """A file hexlint cannot read at all; the CLI prints it as one line and exits 2."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class ParseSettings:
+    arch: str = "v73"
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()
+    compile_commands: str | None = None
+    sdk_root: str | None = None
+    detailed_preprocessing: bool = False
+
+
+@dataclass
+class ParsedUnit:
+    path: str
+    role: str
+    translation_unit: cindex.TranslationUnit | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    arguments: tuple[str, ...] = ()
+
+    @property
+    def usable(self) -> bool:
+        return self.translation_unit is not None
+
+
+def builtin_include_dir() -> Path:
+    """clang's builtin headers (stdint.h, hexagon_types.h, hvx_hexagon_protos.h ...) shipped by libclang-ng."""
+    return Path(cindex.__file__).parent / "native" / "resource" / "include"
+
+
+def stubs_dir() -> Path:
+    return _STUBS_DIR
+
+
+def classify(path: str | os.PathLike[str], kernel_globs: Sequence[str] = (), host_globs: Sequence[str] = ()) -> str:
+    """Kernel code is what runs on the NPU: by default any file below an `htp` directory."""
+    posix = PurePath(path).as_posix()
+    if any(fnmatch.fnmatch(posix, glob) for glob in kernel_globs):
+        return KERNEL
+    if any(fnmatch.fnmatch(posix, glob) for glob in host_globs):
+        return HOST
+    parents = PurePath(path).parent.parts
+    return KERNEL if any(part in KERNEL_DIR_NAMES for part in parents) else HOST
+
+
+def is_cxx(path: str | os.PathLike[str]) -> bool:
+    return str(path).lower().endswith(CXX_SUFFIXES)
+
+
+def tree_include_dirs(path: str | os.PathLike[str], max_levels: int = 6) -> list[str]:
+    """Include dirs a ggml tree's build adds: the file's dir, an `htp` dir beside it, `include/` and `src/` above."""
+    start = Path(path).resolve().parent
+    found: list[Path] = [start]
+    for name in KERNEL_DIR_NAMES:
+        if (start / name).is_dir():
+            found.append(start / name)
+    for level, directory in enumerate([start, *start.parents]):
+        if level > max_levels:
+            break
+        if (directory / "include").is_dir():
+            found.append(directory / "include")
+        if directory.name == "src":
+            found.append(directory)
+        if (directory / ".git").exists():
+            break
+    unique: list[str] = []
+    for directory in found:
+        if str(directory) not in unique:
+            unique.append(str(directory))
+    return unique
+
+
+def sdk_include_dirs(sdk_root: str) -> list[str]:
+    root = Path(sdk_root)
+    return [str(root / sub) for sub in _SDK_INCLUDE_SUBDIRS if (root / sub).is_dir()]
+
+
+def compile_command_arguments(compile_commands: str, path: str) -> list[str] | None:
+    """The -I/-D/-include/-std flags recorded for `path` in a compile_commands.json, or None when it has no entry."""
+    try:
+        entries = json.loads(Path(compile_commands).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise InputError(compile_commands, f"cannot read compile commands: {error}") from error
+    wanted = os.path.realpath(path)
+    for entry in entries:
+        directory = entry.get("directory", ".")
+        if os.path.realpath(os.path.join(directory, entry.get("file", ""))) != wanted:
+            continue
+        words = entry.get("arguments") or shlex.split(entry.get("command", ""))
+        return _useful_compile_flags(words[1:], directory)
+    return None
+
+
+def _useful_compile_flags(words: list[str], directory: str) -> list[str]:
+    kept: list[str] = []
+    takes_value = {"-I", "-D", "-U", "-include", "-isystem", "-iquote"}
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word in takes_value and index + 1 < len(words):
+            value = words[index + 1]
+            if word in {"-I", "-isystem", "-iquote"} and not os.path.isabs(value):
+                value = os.path.join(directory, value)
+            kept += [word, value]
+            index += 2
+            continue
+        if word.startswith(("-I", "-isystem")) and len(word) > 2:
+            flag = "-I" if word.startswith("-I") else "-isystem"
+            value = word[len(flag) :]
+            kept.append(flag + (value if os.path.isabs(value) else os.path.join(directory, value)))
+        elif word.startswith(("-D", "-U", "-std=")):
+            kept.append(word)
+        index += 1
+    return kept
+
+
+def arguments_for(path: str, role: str, settings: ParseSettings) -> list[str]:
+    """The clang arguments for one file (see toolchain-notes.md for why each one is there)."""
+    language = ["-x", "c++", "-std=c++17"] if is_cxx(path) else ["-x", "c", "-std=gnu11"]
+    recorded = compile_command_arguments(settings.compile_commands, path) if settings.compile_commands else None
+    includes = [f"-I{directory}" for directory in settings.include_dirs]
+    if recorded is None:
+        includes += [f"-I{directory}" for directory in tree_include_dirs(path)]
+    else:
+        includes += recorded
+    defines = [f"-D{define}" for define in settings.defines]
+    sdk = sdk_include_dirs(settings.sdk_root) if settings.sdk_root else []
+    # The stand-ins are searched last, so real SDK headers (or the tree's own) always win.
+    system = ["-isystem", str(builtin_include_dir())]
+    for directory in sdk:
+        system += ["-isystem", directory]
+    system += ["-isystem", str(stubs_dir() / "common")]
+    if role == KERNEL:
+        arch = settings.arch if settings.arch in ARCHES else "v73"
+        target = ["--target=hexagon", f"-mcpu=hexagon{arch}", "-mhvx", "-mhvx-length=128b"]
+        target += ["-ffreestanding", "-nostdinc"]
+        system += ["-isystem", str(stubs_dir() / "kernel")]
+        return [*language, *target, *defines, *includes, *system]
+    # The host keeps its real system headers (libstdc++); the -isystem also stops libclang-ng adding its libc++.
+    return [*language, "-fsyntax-only", *defines, *includes, *system]
+
+
+def parse_unit(path: str, role: str, settings: ParseSettings, index: cindex.Index | None = None) -> ParsedUnit:
+    """Parse one file. Bad C becomes HX002 diagnostics; only an unreadable file raises InputError."""
+    _check_readable(path)
+    arguments = arguments_for(path, role, settings)
+    options = _KEEP_GOING
+    if settings.detailed_preprocessing:
+        options |= cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
+    try:
+        translation_unit = (index or cindex.Index.create()).parse(path, args=arguments, options=options)
+    except cindex.TranslationUnitLoadError:
+        failure = _parse_error(path, None, None, "libclang could not parse this file at all")
+        return ParsedUnit(path, role, None, [failure], tuple(arguments))
+    return ParsedUnit(path, role, translation_unit, list(parse_errors(translation_unit, path)), tuple(arguments))
+
+
+def _check_readable(path: str) -> None:
+    if not os.path.exists(path):
+        raise InputError(path, "no such file")
+    if os.path.isdir(path):
+        raise InputError(path, "is a directory")
+    try:
+        with open(path, "rb") as handle:
+            handle.read(1)
+    except OSError as error:
+        raise InputError(path, f"cannot read: {error.strerror or error}") from error
+
+
+def parse_errors(translation_unit: cindex.TranslationUnit, path: str) -> Iterable[Diagnostic]:
+    """One HX002 per missing header, and one naming the first other error (with the count of the rest)."""
+    missing_headers: set[str] = set()
+    other_errors = []
+    for diagnostic in translation_unit.diagnostics:
+        if diagnostic.severity < cindex.Diagnostic.Error:
+            continue
+        spelling = _safe_text(lambda d=diagnostic: d.spelling)
+        if spelling.endswith("file not found"):
+            header = spelling.split("'")[1] if spelling.count("'") >= 2 else spelling
+            if header not in missing_headers:
+                missing_headers.add(header)
+                message = f"header '{header}' not found; add its directory to include-dirs or --include-dir"
+                yield _diagnostic_at(diagnostic, path, message)
+        else:
+            other_errors.append(diagnostic)
+    if other_errors:
+        first = other_errors[0]
+        more = f" (and {len(other_errors) - 1} more errors)" if len(other_errors) > 1 else ""
+        message = _safe_text(lambda: first.spelling)
+        yield _diagnostic_at(first, path, f"clang error: {message}{more}")
+
+
+def _diagnostic_at(diagnostic: cindex.Diagnostic, path: str, message: str) -> Diagnostic:
+    location = diagnostic.location
+    file_name = _safe_text(lambda: location.file.name) if location.file else path
+    return _parse_error(file_name or path, location.line or None, location.column or None, message)
+
+
+def _parse_error(path: str, line: int | None, column: int | None, message: str) -> Diagnostic:
+    return Diagnostic(
+        code="HX002",
+        name="parse-error",
+        severity=Severity.ERROR,
+        message=message,
+        span=Span(path=path, line=line, column=column),
+        fingerprint_text=message,
+    )
+
+
+def _safe_text(read) -> str:
+    try:
+        return read() or ""
+    except UnicodeDecodeError:
+        return "<text that is not UTF-8>"
