@@ -1,0 +1,242 @@
+"""Configuration: `[tool.hexlint]` in the nearest pyproject.toml, or the top level of a hexlint.toml.
+
+The nearest configuration is found by walking up from the first linted path (or the working directory): in each
+directory a `hexlint.toml` wins over a `pyproject.toml`, and a pyproject.toml without a `[tool.hexlint]` table is
+passed over, as ruff does. Relative paths in the file (include dirs, compile commands, per-file-ignores globs) are
+relative to the directory of the file that holds them. Unknown keys and unknown rule options are errors naming them.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hexlint import registry
+from hexlint.core import Rule
+from hexlint.discover import compile_glob
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ARCHITECTURES = ("v73", "v75", "v79", "v81")
+
+_LIST_KEYS = ("select", "ignore", "kernel-globs", "host-globs", "include-dirs", "defines", "exclude")
+_KNOWN_KEYS = frozenset((*_LIST_KEYS, "per-file-ignores", "arch", "compile-commands", "rules"))
+
+
+class ConfigError(Exception):
+    """A configuration problem; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class PerFileIgnore:
+    glob: str
+    codes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings after reading a file; every path is absolute or relative to the working directory."""
+
+    path: Path | None = None  # the file it came from, None for defaults
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[PerFileIgnore, ...] = ()
+    kernel_globs: tuple[str, ...] = ()
+    host_globs: tuple[str, ...] = ()
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    arch: str | None = None
+    compile_commands: str | None = None
+    # rule code -> option name -> value, already validated against the rule's [options]
+    rule_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    @property
+    def root(self) -> Path:
+        """The directory globs and relative paths in the file are relative to."""
+        return self.path.parent if self.path is not None else Path.cwd()
+
+
+def _expect_list_of_strings(value: Any, key: str, source: Path) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{source}: `{key}` must be a list of strings")
+    return tuple(value)
+
+
+def _check_selectors(selectors: Sequence[str], key: str, source: Path) -> None:
+    for selector in selectors:
+        if not registry.is_known_selector(selector):
+            raise ConfigError(f"{source}: `{key}` names an unknown rule `{selector}`")
+
+
+def _same_shape(default: Any, value: Any) -> bool:
+    """A config value may replace a default of the same kind (bool is not an int here)."""
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(default, bool) and isinstance(value, bool)
+    if isinstance(default, (int, float)):
+        return isinstance(value, (int, float))
+    if isinstance(default, list):
+        return isinstance(value, list)
+    if isinstance(default, dict):
+        return isinstance(value, dict)
+    return isinstance(value, type(default))
+
+
+def validate_rule_options(rule: Rule, options: Mapping[str, Any], source: str) -> dict[str, Any]:
+    """Options for one rule from a config table; an unknown name or a wrong type is an error naming it."""
+    checked: dict[str, Any] = {}
+    for name, value in options.items():
+        if name not in rule.options:
+            known = ", ".join(sorted(rule.options)) or "none"
+            raise ConfigError(f"{source}: unknown option `{name}` for rule {rule.code} ({rule.name}); known: {known}")
+        if not _same_shape(rule.options[name], value):
+            expected = type(rule.options[name]).__name__
+            raise ConfigError(f"{source}: option `{name}` of rule {rule.code} must be a {expected}")
+        checked[name] = value
+    return checked
+
+
+def _parse_rule_tables(value: Any, source: Path) -> dict[str, dict[str, Any]]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{source}: `rules` must be a table of rule tables")
+    parsed: dict[str, dict[str, Any]] = {}
+    for key, options in value.items():
+        rule = registry.find_rule(key)
+        if rule is None:
+            raise ConfigError(f"{source}: `rules.{key}` names an unknown rule")
+        if not isinstance(options, dict):
+            raise ConfigError(f"{source}: `rules.{key}` must be a table of options")
+        parsed.setdefault(rule.code, {}).update(validate_rule_options(rule, options, f"{source}: rules.{key}"))
+    return parsed
+
+
+def _parse_per_file_ignores(value: Any, source: Path) -> tuple[PerFileIgnore, ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{source}: `per-file-ignores` must be a table of glob = [codes]")
+    entries = []
+    for glob, codes in value.items():
+        selectors = _expect_list_of_strings(codes, f"per-file-ignores.{glob}", source)
+        _check_selectors(selectors, f"per-file-ignores.{glob}", source)
+        entries.append(PerFileIgnore(glob, selectors))
+    return tuple(entries)
+
+
+def _relative_to(base: Path, value: str) -> str:
+    return str(base / value) if not Path(value).is_absolute() else value
+
+
+def config_from_table(table: Mapping[str, Any], source: Path) -> Config:
+    """Validate a [tool.hexlint] table (or a hexlint.toml document) read from `source`."""
+    unknown = sorted(set(table) - _KNOWN_KEYS)
+    if unknown:
+        raise ConfigError(f"{source}: unknown key `{unknown[0]}` in hexlint configuration")
+    lists = {key: _expect_list_of_strings(table[key], key, source) for key in _LIST_KEYS if key in table}
+    for key in ("select", "ignore"):
+        _check_selectors(lists.get(key, ()), key, source)
+    arch = table.get("arch")
+    if arch is not None and arch not in ARCHITECTURES:
+        raise ConfigError(f"{source}: `arch` must be one of {', '.join(ARCHITECTURES)}, not {arch!r}")
+    compile_commands = table.get("compile-commands")
+    if compile_commands is not None and not isinstance(compile_commands, str):
+        raise ConfigError(f"{source}: `compile-commands` must be a path")
+    base = source.parent
+    return Config(
+        path=source,
+        select=lists.get("select", ()),
+        ignore=lists.get("ignore", ()),
+        per_file_ignores=_parse_per_file_ignores(table.get("per-file-ignores", {}), source),
+        kernel_globs=lists.get("kernel-globs", ()),
+        host_globs=lists.get("host-globs", ()),
+        include_dirs=tuple(_relative_to(base, item) for item in lists.get("include-dirs", ())),
+        defines=lists.get("defines", ()),
+        exclude=lists.get("exclude", ()),
+        arch=arch,
+        compile_commands=_relative_to(base, compile_commands) if compile_commands else None,
+        rule_options=_parse_rule_tables(table.get("rules", {}), source),
+    )
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read configuration: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: configuration is not UTF-8") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+
+
+def _hexlint_table(path: Path) -> dict[str, Any] | None:
+    """The hexlint settings a file holds, or None when a pyproject.toml has no [tool.hexlint]."""
+    document = _read_toml(path)
+    if path.name == "pyproject.toml" or "tool" in document:
+        table = document.get("tool", {}).get("hexlint")
+        if table is not None and not isinstance(table, dict):
+            raise ConfigError(f"{path}: `tool.hexlint` must be a table")
+        return table
+    return document
+
+
+def load_config_file(path: Path) -> Config:
+    """An explicitly named configuration file (--config)."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: configuration file not found")
+    table = _hexlint_table(path)
+    if table is None:
+        raise ConfigError(f"{path}: no [tool.hexlint] table")
+    return config_from_table(table, path)
+
+
+def find_config_file(start: Path) -> Path | None:
+    directory = start.resolve()
+    if not directory.is_dir():
+        directory = directory.parent
+    for candidate_dir in (directory, *directory.parents):
+        hexlint_toml = candidate_dir / "hexlint.toml"
+        if hexlint_toml.is_file():
+            return hexlint_toml
+        pyproject = candidate_dir / "pyproject.toml"
+        if pyproject.is_file() and _hexlint_table(pyproject) is not None:
+            return pyproject
+    return None
+
+
+def load_config(explicit: str | Path | None, start: str | Path | None) -> Config:
+    """The configuration to use: --config if given, else the nearest file above `start` (or cwd), else defaults."""
+    if explicit is not None:
+        return load_config_file(Path(explicit))
+    found = find_config_file(Path(start) if start is not None else Path.cwd())
+    return load_config_file(found) if found is not None else Config()
+
+
+def rule_options(rule: Rule, config: Config) -> dict[str, Any]:
+    """A rule's [options] defaults with the configuration's overrides on top."""
+    return {**rule.options, **config.rule_options.get(rule.code, {})}
+
+
+def path_matches_glob(path: str | Path, glob: str, root: Path) -> bool:
+    """Whether `path` matches a config glob; the path is taken relative to `root` when it lies below it."""
+    absolute = Path(path).resolve()
+    try:
+        relative = absolute.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        relative = absolute.as_posix().lstrip("/")
+    return bool(compile_glob(glob).match(relative))
+
+
+def ignored_codes_for(path: str | Path, config: Config) -> tuple[str, ...]:
+    """Selectors that per-file-ignores turn off for `path`."""
+    codes: list[str] = []
+    for entry in config.per_file_ignores:
+        if path_matches_glob(path, entry.glob, config.root):
+            codes.extend(entry.codes)
+    return tuple(codes)

@@ -1,0 +1,237 @@
+"""Turn the PATHS a user gives into the files to lint: C/C++ sources and ELF objects.
+
+Directories are walked; hidden directories and `.gitignore`d paths are skipped while walking. A file named
+explicitly on the command line is always linted, whatever its name or ignore status (like ruff and clang-tidy).
+
+`.gitignore` handling is our own small matcher instead of `git check-ignore`: it needs no git binary, behaves the
+same inside and outside a work tree, and is deterministic in tests. It reads every `.gitignore` from the directory
+holding `.git` (or the walk root when there is none) down to each walked directory, plus `.git/info/exclude`,
+and supports the gitignore syntax people use: `#` comments, `!` negation, trailing `/` (directories only),
+a leading or inner `/` (anchored to the .gitignore's directory), `*`, `?`, `[...]` and `**`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+SOURCE_SUFFIXES = (".c", ".h", ".cpp", ".hpp", ".cc", ".cxx", ".hh", ".hxx")
+TRANSLATION_UNIT_SUFFIXES = (".c", ".cpp", ".cc", ".cxx")
+BINARY_SUFFIXES = (".so", ".o")
+
+
+class DiscoveryError(Exception):
+    """A path the user named cannot be linted; the message names it."""
+
+
+@dataclass(frozen=True)
+class IgnorePattern:
+    regex: re.Pattern[str]
+    negated: bool
+    directory_only: bool
+    base: Path  # the directory of the .gitignore that holds the pattern
+
+
+@dataclass(frozen=True)
+class Discovered:
+    """What to lint, in a stable order."""
+
+    sources: tuple[Path, ...] = ()
+    binaries: tuple[Path, ...] = ()
+
+
+def is_source(path: Path) -> bool:
+    return path.suffix.lower() in SOURCE_SUFFIXES
+
+
+def is_translation_unit(path: Path) -> bool:
+    return path.suffix.lower() in TRANSLATION_UNIT_SUFFIXES
+
+
+def is_binary(path: Path) -> bool:
+    # Versioned shared objects (libfoo.so.1) count as binaries too.
+    return path.suffix.lower() in BINARY_SUFFIXES or ".so." in path.name
+
+
+def glob_to_regex(glob: str) -> str:
+    """Translate one gitignore glob (already stripped of ! and the trailing /) to a regex over posix paths."""
+    out: list[str] = []
+    i = 0
+    while i < len(glob):
+        char = glob[i]
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("/**", i) and i + 3 == len(glob):
+            out.append("/.*")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif char == "*":
+            out.append("[^/]*")
+            i += 1
+        elif char == "?":
+            out.append("[^/]")
+            i += 1
+        elif char == "[":
+            end = glob.find("]", i + 2)
+            if end == -1:
+                out.append(re.escape(char))
+                i += 1
+            else:
+                body = glob[i + 1 : end].replace("\\", "\\\\")
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                i = end + 1
+        elif char == "\\" and i + 1 < len(glob):
+            out.append(re.escape(glob[i + 1]))
+            i += 2
+        else:
+            out.append(re.escape(char))
+            i += 1
+    return "".join(out)
+
+
+def compile_glob(glob: str) -> re.Pattern[str]:
+    """A gitignore-style glob: without an inner "/" it matches a name at any depth, with one it is anchored."""
+    anchored = "/" in glob.rstrip("/")
+    body = glob_to_regex(glob.strip("/"))
+    return re.compile(f"^{body}(?:/.*)?$" if anchored else f"^(?:.*/)?{body}(?:/.*)?$")
+
+
+def parse_gitignore(text: str, base: Path) -> list[IgnorePattern]:
+    """The patterns of one .gitignore file whose directory is `base`."""
+    patterns: list[IgnorePattern] = []
+    for raw_line in text.splitlines():
+        line = raw_line.rstrip()
+        if raw_line.endswith("\\ "):  # an escaped trailing space is significant
+            line = raw_line
+        if not line or line.startswith("#"):
+            continue
+        negated = line.startswith("!")
+        if negated or line.startswith("\\!") or line.startswith("\\#"):
+            line = line[1:]
+        directory_only = line.endswith("/")
+        line = line.rstrip("/")
+        if not line:
+            continue
+        patterns.append(IgnorePattern(compile_glob(line), negated, directory_only, base))
+    return patterns
+
+
+def _matches(pattern: IgnorePattern, path: Path, is_dir: bool) -> bool:
+    try:
+        relative = path.relative_to(pattern.base).as_posix()
+    except ValueError:
+        return False
+    if relative == ".":
+        return False
+    if pattern.directory_only and not is_dir:
+        # "build/" ignores everything under a directory named build, never a file named build.
+        parent = relative.rsplit("/", 1)[0] if "/" in relative else ""
+        return bool(parent) and bool(pattern.regex.match(parent))
+    return bool(pattern.regex.match(relative))
+
+
+def is_ignored(path: Path, is_dir: bool, patterns: Sequence[IgnorePattern]) -> bool:
+    """The last matching pattern decides, as in git."""
+    ignored = False
+    for pattern in patterns:
+        if _matches(pattern, path, is_dir):
+            ignored = not pattern.negated
+    return ignored
+
+
+def _read_patterns(gitignore: Path) -> list[IgnorePattern]:
+    try:
+        text = gitignore.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    return parse_gitignore(text, gitignore.parent)
+
+
+def find_repository_root(start: Path) -> Path | None:
+    for directory in (start, *start.parents):
+        if (directory / ".git").exists():
+            return directory
+    return None
+
+
+def inherited_patterns(directory: Path) -> list[IgnorePattern]:
+    """Patterns from .git/info/exclude and the .gitignore files above `directory` up to the repository root."""
+    root = find_repository_root(directory)
+    if root is None:
+        return []
+    patterns = _read_patterns(root / ".git" / "info" / "exclude") if (root / ".git").is_dir() else []
+    chain = [directory, *directory.parents]
+    for parent in reversed(chain[1 : chain.index(root) + 1] if root in chain else []):
+        patterns.extend(_read_patterns(parent / ".gitignore"))
+    return patterns
+
+
+def _is_hidden(name: str) -> bool:
+    return name.startswith(".") and name not in (".", "..")
+
+
+def walk_directory(root: Path) -> Iterator[Path]:
+    """Every lintable file below `root`, sorted, skipping hidden and gitignored directories and files.
+
+    Ignore patterns are matched on absolute paths; the files are yielded in the form the user spelled `root`.
+    """
+    absolute_root = root.resolve()
+    base_patterns = inherited_patterns(absolute_root)
+
+    def walk(directory: Path, shown: Path, patterns: list[IgnorePattern]) -> Iterator[Path]:
+        local = patterns + _read_patterns(directory / ".gitignore")
+        try:
+            entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
+        except OSError:
+            return
+        for entry in entries:
+            if _is_hidden(entry.name):
+                continue
+            path = directory / entry.name
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if is_ignored(path, is_dir, local):
+                continue
+            if is_dir:
+                yield from walk(path, shown / entry.name, local)
+            elif entry.is_file() and (is_source(path) or is_binary(path)):
+                yield shown / entry.name
+
+    yield from walk(absolute_root, root, base_patterns)
+
+
+def _looks_like_elf(path: Path) -> bool:
+    try:
+        with path.open("rb") as stream:
+            return stream.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def discover(paths: Sequence[str | Path]) -> Discovered:
+    """Files to lint for the given PATHS; raises DiscoveryError naming a path that does not exist or is no file."""
+    sources: dict[Path, None] = {}
+    binaries: dict[Path, None] = {}
+    for given in paths:
+        path = Path(given)
+        if not path.exists():
+            raise DiscoveryError(f"{given}: no such file or directory")
+        if path.is_dir():
+            for file in walk_directory(path):
+                (binaries if is_binary(file) else sources)[file] = None
+        elif not path.is_file():
+            # FIFOs, sockets and devices would block or never end; refuse them by name.
+            raise DiscoveryError(f"{given}: not a regular file")
+        elif is_binary(path) or _looks_like_elf(path):
+            binaries[path] = None
+        else:
+            # A file named explicitly is linted as C/C++ whatever its suffix (e.g. a .inc fragment).
+            sources[path] = None
+    return Discovered(tuple(sources), tuple(binaries))

@@ -1,0 +1,65 @@
+"""Output formats: each module has `render(diagnostics, rules, ...) -> str`; shared helpers live here."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from hexlint.core import Diagnostic, Severity, Span
+
+FORMATS = ("text", "json", "sarif", "github")
+
+
+def has_safe_fix(diagnostic: Diagnostic) -> bool:
+    return diagnostic.fix is not None and diagnostic.fix.safe and bool(diagnostic.fix.edits)
+
+
+def sort_key(diagnostic: Diagnostic) -> tuple[str, int, int, int, str]:
+    span = diagnostic.span
+    return (span.path, span.line or 0, span.column or 0, span.address or 0, diagnostic.code)
+
+
+def binary_place(span: Span) -> str:
+    """`lib.so:function+0xOFF` style place of a binary finding (the symbol may already carry its offset)."""
+    if span.symbol and span.address is not None and "+" not in span.symbol:
+        return f"{span.path}:{span.symbol}@{span.address:#x}"
+    if span.symbol:
+        return f"{span.path}:{span.symbol}"
+    if span.address is not None:
+        return f"{span.path}:{span.address:#x}"
+    return span.path
+
+
+def text_place(span: Span) -> str:
+    """`path:line:col` (or the binary place) of a span."""
+    if span.line is None:
+        return binary_place(span)
+    return f"{span.path}:{span.line}:{span.column or 1}"
+
+
+def summary_line(diagnostics: Sequence[Diagnostic], files_checked: int, fixed: int = 0) -> str:
+    """The one line printed on stderr after a run."""
+    fixed_note = f" Fixed {fixed} finding{'s' if fixed != 1 else ''}." if fixed else ""
+    if not diagnostics:
+        return f"All checks passed: {files_checked} file{'s' if files_checked != 1 else ''} checked.{fixed_note}"
+    severities = Counter(diagnostic.severity for diagnostic in diagnostics)
+    parts = [f"{severities[severity]} {severity.value}" for severity in Severity if severities[severity]]
+    files = len({diagnostic.span.path for diagnostic in diagnostics})
+    fixable = sum(1 for diagnostic in diagnostics if has_safe_fix(diagnostic))
+    fixable_note = f" {fixable} fixable with --fix." if fixable else ""
+    count = len(diagnostics)
+    return (
+        f"Found {count} finding{'s' if count != 1 else ''} ({', '.join(parts)}) in {files} of {files_checked} "
+        f"file{'s' if files_checked != 1 else ''}.{fixable_note}{fixed_note}"
+    )
+
+
+def render_statistics(diagnostics: Sequence[Diagnostic]) -> str:
+    """Count per rule, most frequent first (like `ruff --statistics`)."""
+    counts = Counter((diagnostic.code, diagnostic.name) for diagnostic in diagnostics)
+    fixable = Counter(diagnostic.code for diagnostic in diagnostics if has_safe_fix(diagnostic))
+    lines = []
+    for (code, name), count in sorted(counts.items(), key=lambda item: (-item[1], item[0][0])):
+        marker = "[*]" if fixable[code] else "   "
+        lines.append(f"{count:>6}  {code}  {marker} {name}")
+    return "\n".join(lines) + ("\n" if lines else "")

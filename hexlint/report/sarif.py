@@ -1,0 +1,160 @@
+"""SARIF 2.1.0 for GitHub code scanning and other viewers.
+
+tool.driver.rules lists every rule given (id, name, shortDescription, fullDescription, help.text + markdown,
+default level); results carry ruleId/ruleIndex, level, message, a physicalLocation (artifact + region),
+relatedLocations, partialFingerprints (the baseline fingerprint) and fixes for findings with a fix.
+A binary finding's first location is the library (artifactLocation + address) with a logicalLocation naming the
+function; the DWARF source line, when known, is a second location.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hexlint import __version__
+from hexlint.baseline import fingerprints
+from hexlint.core import Diagnostic, Fix, Rule, Severity, Span
+from hexlint.report import sort_key
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+INFORMATION_URI = "https://github.com/ggml-org/hexlint"
+FINGERPRINT_KEY = "hexlintFingerprint/v1"
+_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def artifact_uri(path: str) -> str:
+    """Relative posix paths stay relative (viewers resolve them against the checkout); others become file URIs."""
+    if os.path.isabs(path):
+        return Path(path).as_uri()
+    return Path(path).as_posix()
+
+
+def rule_help(rule: Rule) -> tuple[str, str]:
+    """(plain text, markdown) help built from the rule's documentation sections."""
+    doc = rule.doc
+    sections = [("What it does", doc.what), ("Why is this bad?", doc.why)]
+    text_parts = [f"{title}\n{body.strip()}" for title, body in sections if body.strip()]
+    markdown_parts = [f"## {title}\n{body.strip()}" for title, body in sections if body.strip()]
+    for title, code in (("Example", doc.example), ("Use instead", doc.use_instead)):
+        if code.strip():
+            text_parts.append(f"{title}\n{code.strip()}")
+            markdown_parts.append(f"## {title}\n```c\n{code.strip()}\n```")
+    if doc.fix_safety.strip():
+        text_parts.append(f"Fix safety\n{doc.fix_safety.strip()}")
+        markdown_parts.append(f"## Fix safety\n{doc.fix_safety.strip()}")
+    return "\n\n".join(text_parts) or rule.summary, "\n\n".join(markdown_parts) or rule.summary
+
+
+def rule_descriptor(rule: Rule) -> dict[str, Any]:
+    help_text, help_markdown = rule_help(rule)
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.doc.what.strip() or rule.summary},
+        "help": {"text": help_text, "markdown": help_markdown},
+        "defaultConfiguration": {"level": _LEVEL[rule.severity]},
+        "properties": {"kind": rule.kind, "tags": [rule.kind]},
+    }
+
+
+def region(span: Span) -> dict[str, Any] | None:
+    if span.line is None:
+        return None
+    fields: dict[str, Any] = {"startLine": span.line}
+    if span.column is not None:
+        fields["startColumn"] = span.column
+    if span.end_line is not None and span.end_line >= span.line:
+        fields["endLine"] = span.end_line
+        if span.end_column is not None and (span.end_line > span.line or span.end_column >= (span.column or 1)):
+            fields["endColumn"] = span.end_column
+    return fields
+
+
+def physical_location(span: Span) -> dict[str, Any]:
+    location: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(span.path)}}
+    text_region = region(span)
+    if text_region is not None:
+        location["region"] = text_region
+    if span.address is not None:
+        location["address"] = {"absoluteAddress": span.address, "kind": "instruction"}
+    return location
+
+
+def locations(diagnostic: Diagnostic) -> list[dict[str, Any]]:
+    primary: dict[str, Any] = {"physicalLocation": physical_location(diagnostic.span)}
+    if diagnostic.span.symbol is not None:
+        primary["logicalLocations"] = [{"name": diagnostic.span.symbol, "kind": "function"}]
+    found = [primary]
+    if diagnostic.source_span is not None:
+        found.append({"physicalLocation": physical_location(diagnostic.source_span)})
+    return found
+
+
+def fix_object(fix: Fix) -> dict[str, Any]:
+    by_path: dict[str, list[dict[str, Any]]] = {}
+    for edit in fix.edits:
+        by_path.setdefault(edit.path, []).append(
+            {
+                "deletedRegion": {"byteOffset": edit.start, "byteLength": edit.end - edit.start},
+                "insertedContent": {"text": edit.replacement.decode("utf-8", "backslashreplace")},
+            }
+        )
+    return {
+        "description": {"text": fix.title},
+        "artifactChanges": [
+            {"artifactLocation": {"uri": artifact_uri(path)}, "replacements": replacements}
+            for path, replacements in by_path.items()
+        ],
+    }
+
+
+def result(diagnostic: Diagnostic, rule_index: dict[str, int], fingerprint: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "ruleId": diagnostic.code,
+        "level": _LEVEL[diagnostic.severity],
+        "message": {"text": diagnostic.message},
+        "locations": locations(diagnostic),
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
+    }
+    if diagnostic.code in rule_index:
+        entry["ruleIndex"] = rule_index[diagnostic.code]
+    if diagnostic.related:
+        entry["relatedLocations"] = [
+            {"id": number, "physicalLocation": physical_location(related.span), "message": {"text": related.message}}
+            for number, related in enumerate(diagnostic.related, start=1)
+        ]
+    if diagnostic.fix is not None and diagnostic.fix.edits:
+        entry["fixes"] = [fix_object(diagnostic.fix)]
+    return entry
+
+
+def render(diagnostics: Sequence[Diagnostic], rules: Sequence[Rule] = (), base_dir: Path | None = None) -> str:
+    """The SARIF log; fingerprints are computed relative to `base_dir` (default: the working directory)."""
+    ordered = sorted(diagnostics, key=sort_key)
+    rule_index = {rule.code: index for index, rule in enumerate(rules)}
+    prints = fingerprints(ordered, base_dir or Path.cwd())
+    log = {
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "hexlint",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "informationUri": INFORMATION_URI,
+                        "rules": [rule_descriptor(rule) for rule in rules],
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": [result(diagnostic, rule_index, prints[id(diagnostic)]) for diagnostic in ordered],
+            }
+        ],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
