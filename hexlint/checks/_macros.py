@@ -1,0 +1,311 @@
+"""Multiline `#define`s found at the byte level, shared by HX110 (alignment) and HX111 (whitespace after a backslash).
+
+No libclang: a small regex lexer finds comments and literals so that a `#define` inside a block comment is not a macro
+and a backslash inside a string literal is never moved. Offsets are byte offsets into the file; columns are visual.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+# Horizontal whitespace C allows between a backslash and the newline it splices (compilers warn, but splice).
+_HSPACE = rb"[ \t\f\v]"
+_SPLICE = rb"\\" + _HSPACE + rb"*\r?\n"
+
+# Comments and literals, leftmost first. Splices are honoured everywhere (translation phase 2 precedes tokenizing).
+_LEXEME = re.compile(
+    rb"(?P<block>/\*.*?(?:\*/|\Z))"
+    rb"|(?P<line>//(?:" + _SPLICE + rb"|[^\n])*)"
+    rb'|(?P<raw>R"(?P<delim>[^()\\ \t\f\v\r\n"]{0,16})\(.*?\)(?P=delim)")'
+    rb'|(?P<string>"(?:'
+    + _SPLICE
+    + rb"|\\\\(?!"
+    + _HSPACE
+    + rb"*\r?\n)|\\(?=\\"
+    + _HSPACE
+    + rb'*\r?\n)|\\[^\n\\]|[^"\\\n])*"?)'
+    rb"|(?P<char>'(?:"
+    + _SPLICE
+    + rb"|\\\\(?!"
+    + _HSPACE
+    + rb"*\r?\n)|\\(?=\\"
+    + _HSPACE
+    + rb"*\r?\n)|\\[^\n\\]|[^'\\\n])*'?)",
+    re.DOTALL,
+)
+
+# Same shape as the upstream script's `^\s*#\s*define\s+NAME`, without letting the whitespace cross a line.
+_DEFINE = re.compile(rb"^[ \t\f\v]*#[ \t\f\v]*define[ \t\f\v]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+_HORIZONTAL_WHITESPACE = b" \t\f\v"
+_IDENTIFIER_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_WHITESPACE_BYTES = b" \t\f\v\r\n"
+_ALIGNMENT_MODES = ("min", "max", "majority")
+
+
+@dataclass(frozen=True)
+class AlignmentOptions:
+    """How HX110 picks the column: the upstream script's --mode, --pad and --target-col, plus the tab width."""
+
+    pad: int = 2
+    mode: str = "min"
+    target_column: int = 0  # 0: none
+    tab_width: int = 8
+
+    @staticmethod
+    def from_mapping(options: Mapping[str, Any]) -> AlignmentOptions:
+        chosen = AlignmentOptions(
+            pad=options.get("pad", 2),
+            mode=options.get("mode", "min"),
+            target_column=options.get("target_column", 0),
+            tab_width=options.get("tab_width", 8),
+        )
+        for name in ("pad", "target_column", "tab_width"):
+            value = getattr(chosen, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < (1 if name != "target_column" else 0):
+                raise ValueError(f"option {name!r} must be a positive integer, got {value!r}")
+        if chosen.mode not in _ALIGNMENT_MODES:
+            raise ValueError(f"option 'mode' must be one of {', '.join(_ALIGNMENT_MODES)}, got {chosen.mode!r}")
+        return chosen
+
+
+@dataclass(frozen=True)
+class MacroLine:
+    """One physical line of a multiline macro. Offsets are into the file; `backslash` is None on the final line."""
+
+    number: int  # 1-based
+    start: int
+    content_end: int  # just past the last non-whitespace byte before the backslash (or of the line)
+    backslash: int | None
+    end: int  # the line terminator (CR LF or LF) or the end of the file
+    content_width: int  # visual columns of the content
+    backslash_column: int | None  # 1-based visual column of the backslash
+    in_literal: bool  # the backslash continues a string or character literal: the spaces before it are its value
+    glues_tokens: bool  # no whitespace around the splice: inserting spaces could split a token
+
+
+@dataclass(frozen=True)
+class Macro:
+    name: str
+    lines: tuple[MacroLine, ...]
+
+    @property
+    def continuation_lines(self) -> tuple[MacroLine, ...]:
+        return tuple(line for line in self.lines if line.backslash is not None)
+
+    @property
+    def movable_lines(self) -> tuple[MacroLine, ...]:
+        """Continuation lines whose backslash may move: not inside a literal."""
+        return tuple(line for line in self.continuation_lines if not line.in_literal)
+
+
+@dataclass(frozen=True)
+class _Regions:
+    """Comments and literals of a file, sorted and disjoint, for "is this offset inside one?" by bisection."""
+
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+    literal: tuple[bool, ...]
+
+    def find(self, offset: int) -> int | None:
+        index = bisect.bisect_right(self.starts, offset) - 1
+        if index >= 0 and offset < self.ends[index]:
+            return index
+        return None
+
+
+def _lex_regions(data: bytes) -> _Regions:
+    """Comments and literals of the whole file, in order."""
+    starts: list[int] = []
+    ends: list[int] = []
+    literal: list[bool] = []
+    position = 0
+    while True:
+        match = _LEXEME.search(data, position)
+        if match is None:
+            break
+        start = match.start()
+        kind = "raw" if match.lastgroup == "delim" else match.lastgroup
+        rejected = (kind == "raw" and not _raw_string_prefix_ok(data, start)) or (
+            # A C++14 digit separator (1'000) or a quote glued to a name is not a character literal.
+            kind == "char" and start > 0 and data[start - 1] in _IDENTIFIER_BYTES and not _char_prefix(data, start)
+        )
+        if rejected:
+            position = start + 1
+            continue
+        starts.append(start)
+        ends.append(match.end())
+        literal.append(kind in ("raw", "string", "char"))
+        position = max(match.end(), start + 1)
+    return _Regions(tuple(starts), tuple(ends), tuple(literal))
+
+
+def _raw_string_prefix_ok(data: bytes, start: int) -> bool:
+    """`R"(` starts a raw string only as a whole token: R, LR, uR, UR or u8R, not the end of a longer name."""
+    prefix_start = start
+    for prefix in (b"u8", b"u", b"U", b"L"):
+        if data[max(0, start - len(prefix)) : start] == prefix:
+            prefix_start = start - len(prefix)
+            break
+    return prefix_start == 0 or data[prefix_start - 1] not in _IDENTIFIER_BYTES
+
+
+def _char_prefix(data: bytes, start: int) -> bool:
+    """L'x', u'x', U'x', u8'x': an encoding prefix that is a whole token before the quote."""
+    for prefix in (b"u8", b"u", b"U", b"L"):
+        begin = start - len(prefix)
+        if begin >= 0 and data[begin:start] == prefix and (begin == 0 or data[begin - 1] not in _IDENTIFIER_BYTES):
+            return True
+    return False
+
+
+def display_width(text: bytes, tab_width: int = 8) -> int:
+    """Visual columns of a line prefix: tabs to the next multiple of tab_width, wide characters 2, combining 0.
+
+    Bytes that are not UTF-8 count one column each, as editors show them as one replacement glyph.
+    """
+    if text.isascii():
+        if b"\t" not in text:
+            return len(text)
+        return len(text.decode("ascii").expandtabs(tab_width))
+    width = 0
+    for character in text.decode("utf-8", "surrogateescape"):
+        if character == "\t":
+            width += tab_width - width % tab_width
+        elif unicodedata.combining(character):
+            continue
+        elif unicodedata.east_asian_width(character) in ("W", "F"):
+            width += 2
+        else:
+            width += 1
+    return width
+
+
+def _line_end(data: bytes, start: int) -> tuple[int, int]:
+    """(terminator, next line start) of the line at `start`; the terminator is the CR of a CR LF, or the LF."""
+    newline = data.find(b"\n", start)
+    if newline < 0:
+        return len(data), len(data)
+    terminator = newline - 1 if newline > start and data[newline - 1] == 0x0D else newline
+    return terminator, newline + 1
+
+
+def _continuation_backslash(data: bytes, start: int, terminator: int) -> int | None:
+    """Offset of the backslash that continues this line (whitespace may follow it), or None."""
+    kept = len(data[start:terminator].rstrip(_HORIZONTAL_WHITESPACE))
+    if kept and data[start + kept - 1] == 0x5C:
+        return start + kept - 1
+    return None
+
+
+def _continues_previous_line(data: bytes, line_start: int) -> bool:
+    if line_start == 0:
+        return False
+    previous_start = data.rfind(b"\n", 0, line_start - 1) + 1
+    terminator, _ = _line_end(data, previous_start)
+    return _continuation_backslash(data, previous_start, terminator) is not None
+
+
+def _content_end(data: bytes, start: int, stop: int) -> int:
+    return start + len(data[start:stop].rstrip())
+
+
+def _macro_lines(data: bytes, define_start: int, regions: _Regions, tab_width: int) -> list[MacroLine]:
+    lines: list[MacroLine] = []
+    line_start = define_start
+    number = data.count(b"\n", 0, define_start) + 1
+    while line_start < len(data):
+        terminator, next_start = _line_end(data, line_start)
+        backslash = _continuation_backslash(data, line_start, terminator)
+        if backslash is None:
+            if lines:
+                content_end = _content_end(data, line_start, terminator)
+                width = display_width(data[line_start:content_end], tab_width)
+                lines.append(MacroLine(number, line_start, content_end, None, terminator, width, None, False, False))
+            break
+        content_end = _content_end(data, line_start, backslash)
+        region = regions.find(backslash)
+        in_literal = region is not None and regions.literal[region]
+        in_comment = region is not None and not regions.literal[region]
+        following = data[next_start : next_start + 1]
+        glues_tokens = (
+            not in_comment
+            and content_end == backslash > line_start
+            and following != b""
+            and following not in _WHITESPACE_BYTES
+        )
+        lines.append(
+            MacroLine(
+                number=number,
+                start=line_start,
+                content_end=content_end,
+                backslash=backslash,
+                end=terminator,
+                content_width=display_width(data[line_start:content_end], tab_width),
+                backslash_column=display_width(data[line_start:backslash], tab_width) + 1,
+                in_literal=in_literal,
+                glues_tokens=glues_tokens,
+            )
+        )
+        line_start = next_start
+        number += 1
+    return lines
+
+
+@functools.lru_cache(maxsize=8)
+def find_macros(data: bytes, tab_width: int = 8) -> tuple[Macro, ...]:
+    """Every multiline `#define` of a file that is a real directive (not in a comment, not a continued line)."""
+    if b"\\" not in data:
+        return ()
+    candidates = []
+    for match in _DEFINE.finditer(data):
+        terminator, _ = _line_end(data, match.start())
+        if _continuation_backslash(data, match.start(), terminator) is not None:
+            candidates.append(match)
+    if not candidates:
+        return ()
+    regions = _lex_regions(data)
+    macros: list[Macro] = []
+    consumed_until = 0
+    for match in candidates:
+        start = match.start()
+        if start < consumed_until or regions.find(match.start(1)) is not None or _continues_previous_line(data, start):
+            continue
+        lines = _macro_lines(data, start, regions, tab_width)
+        macros.append(Macro(match.group(1).decode("ascii"), tuple(lines)))
+        consumed_until = lines[-1].end
+    return tuple(macros)
+
+
+def target_column(macro: Macro, options: AlignmentOptions) -> int:
+    """The upstream script's column: longest content + pad (mode min), or the widest / most common column if larger."""
+    needed = max(line.content_width for line in macro.lines) + options.pad
+    if options.target_column:
+        return max(options.target_column, needed)
+    columns = [line.backslash_column for line in macro.movable_lines if line.backslash_column is not None]
+    if not columns or options.mode == "min":
+        return needed
+    if options.mode == "max":
+        return max(max(columns), needed)
+    counts = Counter(columns)
+    # Most frequent first, ties to the larger column, as the script sorts.
+    majority = sorted(counts.items(), key=lambda item: (-item[1], -item[0]))[0][0]
+    return max(majority, needed)
+
+
+def is_aligned(macro: Macro) -> bool:
+    """Aligned: every movable backslash in one visual column (the script never touches such a macro)."""
+    return len({line.backslash_column for line in macro.movable_lines}) <= 1
+
+
+def padding_before_backslash(line: MacroLine, column: int) -> bytes:
+    """The whitespace that puts the line's backslash at `column`, at least one space after any content."""
+    if line.content_end == line.start:
+        return b" " * max(0, column - 1)
+    return b" " * max(1, column - line.content_width - 1)

@@ -1,0 +1,45 @@
+"""HX111 macro-backslash-whitespace: whitespace after a macro's continuation backslash."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from hexlint.checks._macros import AlignmentOptions, find_macros
+from hexlint.core import Diagnostic, Edit, Fix, Severity, Source, Span
+
+CODE = "HX111"
+
+
+def check(source: Source, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
+    from hexlint.registry import find_rule  # the registry imports the checks: look it up at call time
+
+    rule = find_rule(CODE)
+    name = rule.name if rule else "macro-backslash-whitespace"
+    severity = rule.severity if rule else Severity.ERROR
+    tab_width = AlignmentOptions.from_mapping(options).tab_width
+    data = source.data
+    for macro in find_macros(data, tab_width):
+        for line in macro.continuation_lines:
+            assert line.backslash is not None
+            if line.backslash + 1 == line.end:
+                continue
+            removal = Edit(source.path, line.backslash + 1, line.end, b"")
+            yield Diagnostic(
+                code=CODE,
+                name=name,
+                severity=severity,
+                message=(
+                    f"Whitespace after the continuation backslash in macro `{macro.name}`: some compilers end the "
+                    "macro there, others warn; remove it."
+                ),
+                span=Span(
+                    path=source.path,
+                    line=line.number,
+                    column=line.backslash - line.start + 2,
+                    end_line=line.number,
+                    end_column=line.end - line.start + 1,
+                ),
+                fix=Fix("Remove the whitespace after the backslash", (removal,)),
+                fingerprint_text=data[line.start : line.backslash + 1].decode("utf-8", "replace").strip(),
+            )
