@@ -1,0 +1,286 @@
+"""The `hexlint` command: argument parsing, output and exit status. No rule logic lives here.
+
+Exit status: 0 clean, 1 findings (or, with --diff, fixes to apply), 2 usage or input error. Every error is one
+line on stderr naming the file or option; an internal error is one line too, with the traceback only under -v.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn, TextIO
+
+from hexlint import __version__, registry
+from hexlint.baseline import BaselineError
+from hexlint.config import ARCHITECTURES, Config, ConfigError, load_config
+from hexlint.core import Rule
+from hexlint.discover import DiscoveryError
+from hexlint.engine import InputError, InternalError, LintResult, RunSettings, lint, unknown_selectors, write_baseline
+from hexlint.report import FORMATS, render_statistics, summary_line
+
+EXIT_CLEAN = 0
+EXIT_FINDINGS = 1
+EXIT_ERROR = 2
+
+
+class UsageError(Exception):
+    """A bad option or option value; the message names it."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (and exit 2) instead of the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _split_selectors(values: Sequence[str] | None) -> tuple[str, ...]:
+    return tuple(item.strip() for value in values or () for item in value.split(",") if item.strip())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="hexlint",
+        description="Static analysis for the Hexagon NPU backend of llama.cpp / ggml: C/C++ sources and built HTP "
+        "libraries. `hexlint rule CODE` prints a rule's documentation.",
+    )
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories to lint (default: .)")
+    selection = parser.add_argument_group("rule selection")
+    selection.add_argument(
+        "--select", action="append", metavar="RULES", help="codes, names or prefixes (HX1), comma separated"
+    )
+    selection.add_argument("--ignore", action="append", metavar="RULES", help="codes, names or prefixes to turn off")
+    selection.add_argument("--list-rules", action="store_true", help="list every rule and exit")
+    output = parser.add_argument_group("output")
+    output.add_argument("--format", choices=FORMATS, default="text", help="report format (default: text)")
+    output.add_argument("--output", metavar="FILE", help="write the report to FILE instead of stdout")
+    output.add_argument("--statistics", action="store_true", help="print the count of findings per rule instead")
+    output.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    output.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+    output.add_argument("-v", "--verbose", action="store_true", help="related locations, details, tracebacks")
+    output.add_argument("--version", action="version", version=f"hexlint {__version__}")
+    settings = parser.add_argument_group("configuration")
+    settings.add_argument("--config", metavar="FILE", help="pyproject.toml or hexlint.toml to use")
+    settings.add_argument("--arch", choices=ARCHITECTURES, help="Hexagon version kernels are parsed for (default v73)")
+    settings.add_argument("--compile-commands", metavar="FILE", help="compile_commands.json with host flags")
+    settings.add_argument("--include-dir", "-I", action="append", default=[], metavar="DIR", help="extra include dir")
+    settings.add_argument("--define", "-D", action="append", default=[], metavar="NAME[=VALUE]", help="extra define")
+    settings.add_argument("--jobs", "-j", type=int, default=0, metavar="N", help="parse N files in parallel (0: cores)")
+    baseline = parser.add_argument_group("baselines and fixes")
+    baseline.add_argument("--baseline", metavar="FILE", help="hide the findings recorded in FILE")
+    baseline.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE")
+    baseline.add_argument("--fix", action="store_true", help="apply safe fixes in place")
+    baseline.add_argument("--diff", action="store_true", help="print the safe fixes as a unified diff; write nothing")
+    _add_binary_arguments(parser)
+    return parser
+
+
+def _add_binary_arguments(parser: argparse.ArgumentParser) -> None:
+    """The binary audit's options (--spills, --strict, --disasm ...), when that part of hexlint is installed."""
+    try:
+        from hexlint.binary.options import add_binary_arguments
+    except ImportError:
+        return
+    add_binary_arguments(parser)
+
+
+# ---------------------------------------------------------------- rule docs
+
+
+def _indent(text: str, prefix: str = "    ") -> str:
+    return "\n".join(prefix + line if line.strip() else line for line in text.strip("\n").splitlines())
+
+
+def format_rule_doc(rule: Rule) -> str:
+    """What `hexlint rule HX104` prints: the rule's documentation sections and its options."""
+    doc = rule.doc
+    parts = [f"{rule.code} {rule.name} ({rule.severity.value}, {rule.kind} rule)", "", rule.summary]
+    for title, body in (("What it does", doc.what), ("Why is this bad?", doc.why)):
+        if body.strip():
+            parts += ["", f"## {title}", body.strip()]
+    for title, body in (("Example", doc.example), ("Use instead", doc.use_instead)):
+        if body.strip():
+            parts += ["", f"## {title}", _indent(body)]
+    if doc.fix_safety.strip():
+        parts += ["", "## Fix safety", doc.fix_safety.strip()]
+    if rule.options:
+        parts += ["", "## Options (set in [tool.hexlint.rules." + rule.code + "])"]
+        parts += [f"    {name} = {value!r}" for name, value in rule.options.items()]
+    return "\n".join(parts) + "\n"
+
+
+def format_rule_list(rules: Sequence[Rule]) -> str:
+    width = max((len(rule.name) for rule in rules), default=10)
+    lines = [
+        f"{rule.code}  {rule.name:<{width}}  {rule.kind:<6}  {rule.severity.value:<7}  {rule.summary}" for rule in rules
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def run_rule_command(arguments: Sequence[str], stdout: TextIO) -> int:
+    if len(arguments) != 1:
+        raise UsageError("`hexlint rule` takes one rule code or name, e.g. `hexlint rule HX104`")
+    rule = registry.find_rule(arguments[0])
+    if rule is None:
+        raise UsageError(f"rule: unknown rule `{arguments[0]}` (see hexlint --list-rules)")
+    stdout.write(format_rule_doc(rule))
+    return EXIT_CLEAN
+
+
+# ---------------------------------------------------------------- linting
+
+
+def settings_from(arguments: argparse.Namespace) -> RunSettings:
+    select = _split_selectors(arguments.select)
+    ignore = _split_selectors(arguments.ignore)
+    for option, selectors in (("--select", select), ("--ignore", ignore)):
+        unknown = unknown_selectors(selectors)
+        if unknown:
+            raise UsageError(f"{option}: unknown rule `{unknown[0]}` (see hexlint --list-rules)")
+    if arguments.jobs < 0:
+        raise UsageError("--jobs: must be 0 (one per core) or a positive number")
+    if arguments.fix and arguments.diff:
+        raise UsageError("--fix and --diff cannot be combined: --diff only shows what --fix would write")
+    if arguments.compile_commands and not Path(arguments.compile_commands).is_file():
+        raise UsageError(f"--compile-commands: {arguments.compile_commands}: no such file")
+    return RunSettings(
+        select=select,
+        ignore=ignore,
+        arch=arguments.arch,
+        compile_commands=arguments.compile_commands,
+        include_dirs=tuple(arguments.include_dir),
+        defines=tuple(arguments.define),
+        jobs=arguments.jobs,
+        fix=arguments.fix,
+        diff=arguments.diff,
+        baseline=Path(arguments.baseline) if arguments.baseline else None,
+        binary_arguments=arguments,
+    )
+
+
+def render_report(result: LintResult, arguments: argparse.Namespace) -> str:
+    if arguments.statistics:
+        return render_statistics(result.diagnostics)
+    if arguments.format == "json":
+        from hexlint.report import json as json_report
+
+        return json_report.render(result.diagnostics, result.rules)
+    if arguments.format == "sarif":
+        from hexlint.report import sarif
+
+        return sarif.render(result.diagnostics, result.rules)
+    if arguments.format == "github":
+        from hexlint.report import github
+
+        return github.render(result.diagnostics, result.rules)
+    from hexlint.report import text
+
+    report = text.render(result.diagnostics, result.rules, verbose=arguments.verbose)
+    return (result.binary_report.rstrip("\n") + "\n" if result.binary_report.strip() else "") + report
+
+
+def _write_output(report: str, arguments: argparse.Namespace, stdout: TextIO) -> None:
+    if not arguments.output:
+        stdout.write(report)
+        return
+    try:
+        Path(arguments.output).write_text(report, encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"--output: {arguments.output}: {error.strerror or error}") from None
+
+
+def _write_diff(diff: str, stdout: TextIO) -> None:
+    from hexlint.fixer import encode_diff
+
+    stdout.flush()
+    buffer = getattr(stdout, "buffer", None)
+    if buffer is not None:
+        buffer.write(encode_diff(diff))
+        buffer.flush()
+    else:
+        stdout.write(diff)
+
+
+def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    settings = settings_from(arguments)
+    paths = arguments.paths or ["."]
+    config: Config = load_config(arguments.config, paths[0])
+    result = lint(paths, config, settings)
+    if result.files_checked == 0:
+        raise InputError(f"{', '.join(paths)}: no C/C++ sources or ELF files to lint")
+    if arguments.write_baseline:
+        count = write_baseline(Path(arguments.write_baseline), result)
+        if not arguments.quiet:
+            stderr.write(f"Wrote {count} finding{'s' if count != 1 else ''} to {arguments.write_baseline}.\n")
+        return EXIT_CLEAN
+    if arguments.diff:
+        _write_diff(result.diff, stdout)
+        if not arguments.quiet:
+            files = len(result.changed_files)
+            stderr.write(f"Would fix {result.fixed} finding{'s' if result.fixed != 1 else ''} in {files} file(s).\n")
+        return EXIT_FINDINGS if result.diff and not arguments.exit_zero else EXIT_CLEAN
+    _write_output(render_report(result, arguments), arguments, stdout)
+    if not arguments.quiet:
+        notes = []
+        if result.baselined:
+            notes.append(f"{len(result.baselined)} hidden by the baseline")
+        if result.suppressed and arguments.verbose:
+            notes.append(f"{len(result.suppressed)} suppressed by comments")
+        extra = f" ({'; '.join(notes)})" if notes else ""
+        stderr.write(summary_line(result.diagnostics, result.files_checked, result.fixed) + extra + "\n")
+    return EXIT_FINDINGS if result.diagnostics and not arguments.exit_zero else EXIT_CLEAN
+
+
+def _dispatch(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
+    if argv and argv[0] == "rule":
+        return run_rule_command(argv[1:], stdout)
+    arguments = build_parser().parse_args(argv)
+    if arguments.list_rules:
+        stdout.write(format_rule_list(registry.all_rules()))
+        return EXIT_CLEAN
+    if getattr(arguments, "disasm", None):
+        from hexlint.binary.run import run_disasm
+
+        return run_disasm(arguments)
+    if getattr(arguments, "addr2line", None):
+        from hexlint.binary.run import run_addr2line
+
+        return run_addr2line(arguments, sys.stdin)
+    return run_lint(arguments, stdout, stderr)
+
+
+def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Entry point of the `hexlint` console script and `python -m hexlint`; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    verbose = "-v" in argv or "--verbose" in argv
+    try:
+        return _dispatch(argv, stdout, stderr)
+    except (UsageError, ConfigError, DiscoveryError, BaselineError, InputError) as error:
+        stderr.write(f"hexlint: error: {error}\n")
+        return EXIT_ERROR
+    except InternalError as error:
+        if verbose:
+            traceback.print_exception(error.__cause__ or error, file=stderr)
+        stderr.write(f"hexlint: {error}\n")
+        return EXIT_ERROR
+    except SystemExit as exit_request:  # --help and --version
+        return exit_request.code if isinstance(exit_request.code, int) else EXIT_CLEAN
+    except KeyboardInterrupt:
+        stderr.write("hexlint: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return EXIT_CLEAN
+    except Exception as error:
+        if verbose:
+            traceback.print_exc(file=stderr)
+        stderr.write(f"hexlint: internal error: {type(error).__name__}: {error} (run with -v for the traceback)\n")
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,511 @@
+"""Orchestration of one lint run: discover -> text rules -> parse C -> source rules -> binary rules
+-> per-file-ignores and selection -> suppressions -> baseline; and --fix / --diff on top.
+
+Headers: a header (.h/.hpp) is always linted by the text rules. For the source rules it is seen through the
+translation units that include it (the C front end indexes a project header in the first TU including it, so
+its facts are gathered once and in the context the build gives it). A header that no TU of the run includes is
+parsed on its own, so a pre-commit run on a changed header alone still checks it.
+
+No function here prints; the CLI decides what to show.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from hexlint import baseline as baseline_module
+from hexlint import registry
+from hexlint.config import Config, ignored_codes_for, path_matches_glob, rule_options
+from hexlint.core import Diagnostic, Fix, Related, Rule, Source, Span
+from hexlint.discover import discover, is_translation_unit
+from hexlint.suppress import UNUSED_SUPPRESSION, Suppression, apply_suppressions, find_suppressions
+
+PARSE_ERROR = "HX002"
+MAX_FIX_PASSES = 10
+
+
+class InputError(Exception):
+    """Bad input the user must fix (a path, a file, an option); the message names it. Exit status 2."""
+
+
+class InternalError(Exception):
+    """A bug in hexlint or a rule; the message names the rule and file. Exit status 2, traceback with -v."""
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What the command line adds to (or overrides in) the configuration."""
+
+    select: tuple[str, ...] = ()  # replaces the config's select when given
+    ignore: tuple[str, ...] = ()  # extends the config's ignore
+    arch: str | None = None
+    compile_commands: str | None = None
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()
+    kernel_globs: tuple[str, ...] = ()
+    host_globs: tuple[str, ...] = ()
+    jobs: int = 0  # 0: one thread per core
+    fix: bool = False
+    diff: bool = False
+    baseline: Path | None = None
+    binary_arguments: argparse.Namespace | None = None  # the parsed CLI, for the binary audit's own options
+
+
+@dataclass(frozen=True)
+class LintResult:
+    diagnostics: tuple[Diagnostic, ...]  # what to report, sorted
+    rules: tuple[Rule, ...]  # the rules that were enabled
+    files_checked: int
+    suppressed: tuple[Diagnostic, ...] = ()
+    baselined: tuple[Diagnostic, ...] = ()
+    fixed: int = 0  # fixes applied (--fix) or that the diff would apply (--diff)
+    diff: str = ""
+    binary_report: str = ""
+    changed_files: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------- selection
+
+
+def _specificity(rule: Rule, selectors: Iterable[str]) -> int:
+    """How precisely the best selector names this rule: a name or full code beats a longer prefix beats ALL."""
+    best = -1
+    for selector in selectors:
+        if not registry.matches_selector(rule, selector):
+            continue
+        text = selector.strip()
+        if text.lower() == rule.name or text.upper() == rule.code.upper():
+            best = max(best, 100)
+        elif text.upper() == "ALL":
+            best = max(best, 0)
+        else:
+            best = max(best, len(text))
+    return best
+
+
+def is_enabled(rule: Rule, select: Sequence[str], ignore: Sequence[str]) -> bool:
+    """Like ruff: the more specific of the best select and best ignore selector decides; a tie means ignored."""
+    return _specificity(rule, select) > _specificity(rule, ignore)
+
+
+def enabled_rules(config: Config, settings: RunSettings) -> tuple[Rule, ...]:
+    select = settings.select or config.select or ("ALL",)
+    ignore = (*config.ignore, *settings.ignore)
+    enabled = [rule for rule in registry.all_rules() if is_enabled(rule, select, ignore)]
+    # Parse errors are shown whenever C is parsed, unless the user ignores HX002 explicitly (ruff shows syntax errors).
+    parse_error = registry.find_rule(PARSE_ERROR)
+    parse_error_ignored = parse_error is not None and _specificity(parse_error, ignore) > 0
+    parses_c = any(rule.kind == "source" for rule in enabled)
+    if parse_error is not None and parse_error not in enabled and not parse_error_ignored and parses_c:
+        enabled.append(parse_error)
+    return tuple(sorted(enabled, key=lambda rule: rule.code))
+
+
+def unknown_selectors(selectors: Iterable[str]) -> list[str]:
+    return [selector for selector in selectors if not registry.is_known_selector(selector)]
+
+
+# ---------------------------------------------------------------- paths
+
+
+def display_path(path: str | os.PathLike[str]) -> str:
+    """Paths below the working directory are shown relative to it, others absolute."""
+    absolute = os.path.abspath(path)
+    relative = os.path.relpath(absolute, os.getcwd())
+    return absolute if relative.startswith("..") else relative
+
+
+def path_key(path: str) -> str:
+    return os.path.realpath(path)
+
+
+def _span_with_display_path(span: Span) -> Span:
+    return replace(span, path=display_path(span.path))
+
+
+def normalize_paths(diagnostic: Diagnostic) -> Diagnostic:
+    """One spelling per file in every report, however libclang or a rule spelled the path."""
+    return replace(
+        diagnostic,
+        span=_span_with_display_path(diagnostic.span),
+        source_span=_span_with_display_path(diagnostic.source_span) if diagnostic.source_span else None,
+        related=tuple(Related(_span_with_display_path(item.span), item.message) for item in diagnostic.related),
+    )
+
+
+def role_for(path: str, config: Config, settings: RunSettings) -> str:
+    """kernel | host, globs matched against the path relative to the config's directory."""
+    from hexlint.c.parse import classify
+
+    absolute = Path(path).resolve()
+    try:
+        relative = absolute.relative_to(config.root.resolve()).as_posix()
+    except ValueError:
+        relative = absolute.as_posix()
+    return classify(
+        relative, (*settings.kernel_globs, *config.kernel_globs), (*settings.host_globs, *config.host_globs)
+    )
+
+
+# ---------------------------------------------------------------- reading
+
+
+def read_source(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as error:
+        raise InputError(f"{path}: cannot read: {error.strerror or error}") from None
+
+
+def _call_check(rule: Rule, subject: Any, options: Mapping[str, Any], where: str) -> list[Diagnostic]:
+    if rule.check is None:
+        return []
+    try:
+        return list(rule.check(subject, options))
+    except Exception as error:
+        raise InternalError(
+            f"{where}: internal error in {rule.code} {rule.name}: {type(error).__name__}: {error}"
+        ) from error
+
+
+def run_text_rules(
+    sources: Mapping[str, bytes], rules: Sequence[Rule], options: Mapping[str, Mapping[str, Any]]
+) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
+    for rule in rules:
+        if rule.kind != "text":
+            continue
+        for path, data in sources.items():
+            found.extend(_call_check(rule, Source(path, data), options[rule.code], path))
+    return found
+
+
+# ---------------------------------------------------------------- C front end
+
+
+def _parse_settings(config: Config, settings: RunSettings) -> Any:
+    from hexlint.c.parse import ParseSettings
+
+    return ParseSettings(
+        arch=settings.arch or config.arch or "v73",
+        include_dirs=(*settings.include_dirs, *config.include_dirs),
+        defines=(*settings.defines, *config.defines),
+        compile_commands=settings.compile_commands or config.compile_commands,
+        sdk_root=os.environ.get("HEXAGON_SDK_ROOT") or None,
+    )
+
+
+def _parse_all(paths: Sequence[str], config: Config, settings: RunSettings, parse_settings: Any) -> list[Any]:
+    """Parse files in parallel threads: libclang releases the GIL while it parses (cursors cannot cross processes)."""
+    from hexlint.c.parse import InputError as ParseInputError
+    from hexlint.c.parse import parse_unit
+
+    def parse(path: str) -> Any:
+        try:
+            return parse_unit(path, role_for(path, config, settings), parse_settings)
+        except ParseInputError as error:
+            raise InputError(str(error)) from None
+
+    jobs = settings.jobs or os.cpu_count() or 1
+    if jobs <= 1 or len(paths) <= 1:
+        return [parse(path) for path in paths]
+    with ThreadPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
+        return list(pool.map(parse, paths))
+
+
+def run_source_rules(
+    sources: Sequence[str],
+    rules: Sequence[Rule],
+    options: Mapping[str, Mapping[str, Any]],
+    config: Config,
+    settings: RunSettings,
+) -> list[Diagnostic]:
+    """Parse the TUs (and headers no TU includes), build one Project, run every source rule on it."""
+    wants_parse = any(rule.kind == "source" or rule.code == PARSE_ERROR for rule in rules)
+    if not sources or not wants_parse:
+        return []
+    from hexlint.c.index import build_project, project_headers_included
+
+    parse_settings = _parse_settings(config, settings)
+    units = _parse_all([path for path in sources if is_translation_unit(Path(path))], config, settings, parse_settings)
+    included = {header for unit in units for header in project_headers_included(unit, sources)}
+    lone_headers = [path for path in sources if not is_translation_unit(Path(path)) and path_key(path) not in included]
+    units += _parse_all(lone_headers, config, settings, parse_settings)
+    found = [diagnostic for unit in units for diagnostic in unit.diagnostics]
+    source_rules = [rule for rule in rules if rule.kind == "source"]
+    if not source_rules:
+        return found
+    project = build_project(units, sources)
+    for rule in source_rules:
+        found.extend(_call_check(rule, project, options[rule.code], "project"))
+    return found
+
+
+# ---------------------------------------------------------------- binaries
+
+
+def binary_namespace(arguments: argparse.Namespace | None) -> argparse.Namespace:
+    """The binary audit's options: the CLI's when linting from the CLI, else the audit's defaults."""
+    if arguments is not None:
+        return arguments
+    from hexlint.binary.options import add_binary_arguments
+
+    parser = argparse.ArgumentParser(add_help=False)
+    add_binary_arguments(parser)
+    return parser.parse_args([])
+
+
+def run_binary_rules(
+    binaries: Sequence[str], options: Mapping[str, Mapping[str, Any]], settings: RunSettings
+) -> tuple[list[Diagnostic], str]:
+    if not binaries:
+        return [], ""
+    try:
+        from hexlint.binary.run import audit_paths
+    except ImportError:
+        raise InputError(f"{binaries[0]}: the binary audit is not available in this hexlint build") from None
+    namespace = binary_namespace(settings.binary_arguments)
+    try:
+        diagnostics, report = audit_paths(list(binaries), namespace, options)
+    except (InputError, InternalError):
+        raise
+    except (OSError, ValueError) as error:
+        raise InputError(str(error)) from None
+    return list(diagnostics), report
+
+
+# ---------------------------------------------------------------- filtering
+
+
+def _code_ignored_for(path: str, code: str, config: Config) -> bool:
+    rule = registry.find_rule(code)
+    return rule is not None and any(
+        registry.matches_selector(rule, selector) for selector in ignored_codes_for(path, config)
+    )
+
+
+def with_fingerprint_text(diagnostic: Diagnostic, read: Callable[[str], bytes | None]) -> Diagnostic:
+    """Fill an empty fingerprint_text with the offending source line, so baselines survive edits above it."""
+    if diagnostic.fingerprint_text or diagnostic.span.line is None:
+        return diagnostic
+    data = read(diagnostic.span.path)
+    if data is None:
+        return diagnostic
+    lines = data.splitlines()
+    line = diagnostic.span.line
+    text = lines[line - 1].decode("utf-8", "replace").strip() if 0 < line <= len(lines) else ""
+    return replace(diagnostic, fingerprint_text=text or diagnostic.message)
+
+
+class _FileCache:
+    """Bytes of files diagnostics point at (sources of the run, and headers they reach)."""
+
+    def __init__(self, sources: Mapping[str, bytes]) -> None:
+        self._by_key: dict[str, bytes | None] = {path_key(path): data for path, data in sources.items()}
+
+    def read(self, path: str) -> bytes | None:
+        key = path_key(path)
+        if key not in self._by_key:
+            try:
+                with open(path, "rb") as handle:
+                    self._by_key[key] = handle.read()
+            except OSError:
+                self._by_key[key] = None
+        return self._by_key[key]
+
+
+def _suppressions_in(paths: Iterable[str], cache: _FileCache) -> list[Suppression]:
+    found: list[Suppression] = []
+    seen: set[str] = set()
+    for path in paths:
+        key = path_key(path)
+        if key in seen:
+            continue
+        seen.add(key)
+        data = cache.read(path)
+        if data is not None:
+            found.extend(find_suppressions(Source(path, data)))
+    return found
+
+
+# ---------------------------------------------------------------- one pass
+
+
+@dataclass
+class _Pass:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    suppressed: tuple[Diagnostic, ...] = ()
+    baselined: tuple[Diagnostic, ...] = ()
+    sources: dict[str, bytes] = field(default_factory=dict)
+    binary_report: str = ""
+    files_checked: int = 0
+
+
+def _excluded(path: Path, config: Config) -> bool:
+    return any(path_matches_glob(path, glob, config.root) for glob in config.exclude)
+
+
+def collect_files(paths: Sequence[str], config: Config) -> tuple[list[str], list[str]]:
+    """(sources, binaries) as display paths; config `exclude` globs apply to files found by walking directories."""
+    found = discover(paths)
+    named = {path_key(str(path)) for path in paths if Path(path).is_file()}
+
+    def keep(path: Path) -> bool:
+        return path_key(str(path)) in named or not _excluded(path, config)
+
+    sources = [display_path(path) for path in found.sources if keep(path)]
+    binaries = [display_path(path) for path in found.binaries if keep(path)]
+    return sources, binaries
+
+
+def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tuple[_Pass, tuple[Rule, ...]]:
+    rules = enabled_rules(config, settings)
+    options = {rule.code: rule_options(rule, config) for rule in registry.all_rules()}
+    source_paths, binary_paths = collect_files(paths, config)
+    sources = {path: read_source(path) for path in source_paths}
+    raw = run_text_rules(sources, rules, options)
+    raw += run_source_rules(source_paths, rules, options, config, settings)
+    binary_diagnostics, binary_report = run_binary_rules(binary_paths, options, settings)
+    raw += binary_diagnostics
+
+    enabled_codes = frozenset(rule.code for rule in rules)
+    cache = _FileCache(sources)
+    kept = [
+        with_fingerprint_text(normalize_paths(diagnostic), cache.read)
+        for diagnostic in raw
+        if diagnostic.code in enabled_codes and not _code_ignored_for(diagnostic.span.path, diagnostic.code, config)
+    ]
+    ran_on_sources = frozenset(rule.code for rule in rules if rule.kind in ("text", "source", "tool"))
+
+    def active_codes_for(path: str) -> frozenset[str]:
+        return frozenset(code for code in ran_on_sources if not _code_ignored_for(path, code, config))
+
+    suppressions = _suppressions_in([*sources, *(diagnostic.span.path for diagnostic in kept)], cache)
+    result = apply_suppressions(kept, suppressions, active_codes_for, key=path_key)
+    reported = list(result.kept)
+    if UNUSED_SUPPRESSION in enabled_codes:
+        reported += [
+            normalize_paths(problem)
+            for problem in result.problems
+            if not _code_ignored_for(problem.span.path, UNUSED_SUPPRESSION, config)
+        ]
+    baselined: list[Diagnostic] = []
+    if settings.baseline is not None:
+        recorded = baseline_module.load_baseline(settings.baseline)
+        reported, baselined = baseline_module.filter_baseline(reported, recorded, settings.baseline.parent)
+    outcome = _Pass(
+        diagnostics=reported,
+        suppressed=result.suppressed,
+        baselined=tuple(baselined),
+        sources=sources,
+        binary_report=binary_report,
+        files_checked=len(source_paths) + len(binary_paths),
+    )
+    return outcome, rules
+
+
+# ---------------------------------------------------------------- fixes
+
+
+def safe_fixes_by_path(diagnostics: Iterable[Diagnostic]) -> dict[str, list[Fix]]:
+    """Safe fixes grouped by the real path of the file their edits touch."""
+    grouped: dict[str, list[Fix]] = {}
+    for diagnostic in diagnostics:
+        fix = diagnostic.fix
+        if fix is None or not fix.safe or not fix.edits:
+            continue
+        for path in {path_key(edit.path) for edit in fix.edits}:
+            grouped.setdefault(path, []).append(fix)
+    return grouped
+
+
+def _edits_for(fixes: Sequence[Fix], real_path: str) -> list[Fix]:
+    """The fixes with their edits re-keyed to the real path, so fixer.apply_fixes can filter by it."""
+    return [
+        Fix(
+            fix.title,
+            tuple(replace(edit, path=real_path) for edit in fix.edits if path_key(edit.path) == real_path),
+            fix.safe,
+        )
+        for fix in fixes
+    ]
+
+
+def fixed_contents(
+    diagnostics: Iterable[Diagnostic], cache: Callable[[str], bytes | None]
+) -> dict[str, tuple[bytes, bytes, int]]:
+    """real path -> (old bytes, new bytes, fixes applied) for every file a safe fix changes."""
+    from hexlint.fixer import apply_fixes, plan_fixes
+
+    changed: dict[str, tuple[bytes, bytes, int]] = {}
+    for real_path, fixes in safe_fixes_by_path(diagnostics).items():
+        old = cache(real_path)
+        if old is None:
+            continue
+        keyed = _edits_for(fixes, real_path)
+        new = apply_fixes(old, keyed, real_path)
+        if new != old:
+            changed[real_path] = (old, new, len(plan_fixes(old, keyed, real_path).applied))
+    return changed
+
+
+def lint(paths: Sequence[str], config: Config, settings: RunSettings | None = None) -> LintResult:
+    """Lint PATHS; with settings.fix apply safe fixes until nothing changes, with settings.diff only describe them."""
+    settings = settings or RunSettings()
+    outcome, rules = lint_once(paths, config, settings)
+    if not (settings.fix or settings.diff):
+        return _result(outcome, rules)
+    from hexlint.fixer import unified_diff, write_atomic
+
+    if settings.diff:
+        cache = _FileCache(outcome.sources)
+        changes = fixed_contents(outcome.diagnostics, cache.read)
+        diff = "".join(unified_diff(display_path(path), old, new) for path, (old, new, _) in sorted(changes.items()))
+        fixed = sum(count for _, _, count in changes.values())
+        return _result(outcome, rules, fixed=fixed, diff=diff, changed=tuple(display_path(p) for p in sorted(changes)))
+
+    fixed = 0
+    changed_files: set[str] = set()
+    for _ in range(MAX_FIX_PASSES):
+        changes = fixed_contents(outcome.diagnostics, _FileCache(outcome.sources).read)
+        if not changes:
+            break
+        for real_path, (_, new, count) in changes.items():
+            try:
+                write_atomic(Path(real_path), new)
+            except OSError as error:
+                raise InputError(f"{display_path(real_path)}: cannot write fix: {error.strerror or error}") from None
+            fixed += count
+            changed_files.add(display_path(real_path))
+        outcome, rules = lint_once(paths, config, settings)
+    return _result(outcome, rules, fixed=fixed, changed=tuple(sorted(changed_files)))
+
+
+def _result(
+    outcome: _Pass, rules: tuple[Rule, ...], fixed: int = 0, diff: str = "", changed: tuple[str, ...] = ()
+) -> LintResult:
+    from hexlint.report import sort_key
+
+    return LintResult(
+        diagnostics=tuple(sorted(outcome.diagnostics, key=sort_key)),
+        rules=rules,
+        files_checked=outcome.files_checked,
+        suppressed=outcome.suppressed,
+        baselined=outcome.baselined,
+        fixed=fixed,
+        diff=diff,
+        binary_report=outcome.binary_report,
+        changed_files=changed,
+    )
+
+
+def write_baseline(path: Path, result: LintResult) -> int:
+    """Record the run's findings (including the ones an older baseline hid) in a baseline file."""
+    return baseline_module.write_baseline(path, [*result.diagnostics, *result.baselined])
