@@ -1,0 +1,938 @@
+"""Decode Hexagon packets from raw .text bytes, in process, without an SDK.
+
+What the binary audit needs is decoded precisely (parse bits, packet ends, endloop markers, duplex sub-instructions,
+constant extenders, loop set-up, jumps and calls, scalar and HVX memory accesses, the register writes that carry
+stack-derived addresses, float->double conversions and double arithmetic); every other word is decoded to its class.
+The bit layouts were probed with LLVM's Hexagon assembler/disassembler (llvm-mc-22) and are checked against
+llvm-objdump-22 by tests/test_decode_oracle.py. Dispatch is on the 4-bit ICLASS, then plain bit tests: no regexes.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class MemoryAccess:
+    base: str  # "r29" (sp), "r30" (fp), "r0".., or "gp"/"abs" for gp-relative/absolute
+    offset: int | None  # byte offset of the access from base (already scaled), None when register-indexed
+    is_store: bool
+    is_vector: bool  # HVX vmem access (128 bytes)
+    size: int  # bytes accessed: 1, 2, 4, 8, 128
+    post_increment: bool = False
+    register: str | None = None  # the data register stored/loaded: "r3", "r5:4", "v7"
+    increment: int | None = None  # post-increment amount in bytes (None for modifier-register increments)
+
+
+@dataclass(frozen=True)
+class RegisterWrite:
+    """What the audit needs to follow stack-derived addresses."""
+
+    dest: str  # "r2"
+    op: str  # "copy" (rD = rS), "add_imm" (rD = add(rS,#imm)), "other" (anything else, immediate set when a constant)
+    source: str | None = None  # "r29"
+    immediate: int | None = None
+
+
+@dataclass(frozen=True)
+class LoopSetup:
+    loop: int  # 0 or 1
+    start: int  # address of the loop's first packet
+    count_imm: int | None
+    count_reg: str | None
+    pipelined_stages: int = 0  # sp1loop0..sp3loop0 -> 1..3
+
+
+@dataclass(frozen=True)
+class Instruction:
+    address: int  # address of the 32-bit word (both halves of a duplex share it)
+    word: int
+    iclass: str  # "ALU32", "CR", "J", "LD", "ST", "XTYPE", "SYSTEM", "HVX", "EXT", "DUPLEX", "UNKNOWN"
+    mnemonic: str  # best effort short name: "memw", "vmem", "jump", "call", "loop0", "dfadd", "add", ...
+    text: str  # hexlint's own rendering, close to LLVM's syntax where decoded, else ".word 0x...."
+    is_duplex_half: bool = False
+    branch: str | None = None  # "jump", "call", "jumpr", "callr", "return", None
+    target: int | None = None  # resolved absolute target of direct jumps/calls (constant extenders applied)
+    conditional: bool = False
+    loop_setup: LoopSetup | None = None
+    memory: MemoryAccess | None = None
+    writes: tuple[RegisterWrite, ...] = ()
+    float_to_double: bool = False  # convert_sf2df
+    double_arith: bool = False  # every other double-precision op: dfadd/dfsub/dfmpy*/dfcmp/convert_df2*/convert_*2df
+    is_hvx: bool = False  # any HVX (vector) instruction, memory or compute
+
+
+@dataclass(frozen=True)
+class Packet:
+    address: int
+    size: int  # bytes
+    instructions: tuple[Instruction, ...]
+    endloop: frozenset[int]  # {0}, {1}, {0, 1} from the parse bits of the first two words
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# small helpers
+
+_R = tuple(f"r{n}" for n in range(32))
+_PAIR = tuple(f"r{n | 1}:{n & ~1}" for n in range(32))
+_V = tuple(f"v{n}" for n in range(32))
+# sub-instructions name 16 registers with 4 bits, and 8 pairs with 3 bits
+_SUB_R = (0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23)
+_SUB_PAIR = (0, 2, 4, 6, 16, 18, 20, 22)
+_NO_ENDLOOP: frozenset[int] = frozenset()
+_ENDLOOPS = (frozenset({0}), frozenset({1}), frozenset({0, 1}))
+
+
+def _signed(value: int, bits: int) -> int:
+    return value - (1 << bits) if value >> (bits - 1) & 1 else value
+
+
+def _imm(raw: int, bits: int, scale: int, signed: bool, ext: int | None) -> int:
+    """An encoded immediate; with a constant extender the field's low 6 bits complete the 32-bit value, unscaled."""
+    if ext is not None:
+        value = ext | (raw & 0x3F)
+        return _signed(value, 32) if signed else value
+    return (_signed(raw, bits) if signed else raw) * scale
+
+
+def _hash(value: int, ext: int | None) -> str:
+    return f"##{value}" if ext is not None else f"#{value}"
+
+
+def _word_text(word: int) -> str:
+    return f".word 0x{word:08x}"
+
+
+def _unknown(word: int, address: int, iclass: str, hvx: bool = False) -> Instruction:
+    return Instruction(address, word, iclass, "", _word_text(word), is_hvx=hvx)
+
+
+def _cond_text(pred: int, sense_false: bool, new: bool) -> str:
+    return f"if ({'!' if sense_false else ''}p{pred}{'.new' if new else ''}) "
+
+
+# load/store element types of the L2/S2 "io" families, by the 4-bit type field at bits 24:21
+_LOAD_TYPES: dict[int, tuple[str, int]] = {
+    8: ("memb", 1),
+    9: ("memub", 1),
+    10: ("memh", 2),
+    11: ("memuh", 2),
+    12: ("memw", 4),
+    14: ("memd", 8),
+    1: ("membh", 2),
+    3: ("memubh", 2),
+    5: ("memubh", 4),
+    7: ("membh", 4),
+    2: ("memh_fifo", 2),
+    4: ("memb_fifo", 1),
+}
+# stores by the 3-bit type at bits 23:21 (1: memh of the high half, 5: new-value, sub-typed by bits 12:11)
+_STORE_TYPES: dict[int, tuple[str, int]] = {
+    0: ("memb", 1),
+    2: ("memh", 2),
+    3: ("memh", 2),
+    4: ("memw", 4),
+    6: ("memd", 8),
+}
+_NEW_STORE_TYPES: dict[int, tuple[str, int]] = {0: ("memb", 1), 1: ("memh", 2), 2: ("memw", 4)}
+
+
+def _load_dest(mnemonic: str, size: int, reg: int) -> str:
+    return _PAIR[reg] if size == 8 or (mnemonic in ("memubh", "membh") and size == 4) else _R[reg]
+
+
+def _load(
+    word: int, address: int, mnemonic: str, size: int, dest_reg: int, base: str, offset: int | None, ext: int | None
+) -> Instruction:
+    dest = _load_dest(mnemonic, size, dest_reg)
+    if mnemonic.endswith("_fifo"):
+        dest = _PAIR[dest_reg]
+    text = f"{dest} = {mnemonic}({base}+{_hash(offset or 0, ext)})"
+    return Instruction(
+        address,
+        word,
+        "LD",
+        mnemonic,
+        text,
+        memory=MemoryAccess(base, offset, False, False, size, register=dest),
+        writes=_writes_other(dest),
+    )
+
+
+def _writes_other(dest: str) -> tuple[RegisterWrite, ...]:
+    if ":" in dest:
+        high, low = dest[1:].split(":")
+        return (RegisterWrite(f"r{high}", "other"), RegisterWrite(f"r{low}", "other"))
+    return (RegisterWrite(dest, "other"),)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# ICLASS decoders: (word, address, packet address, extender or None) -> Instruction
+
+
+def _decode_ext(word: int, address: int, packet: int, ext: int | None) -> Instruction:
+    value = (((word >> 16) & 0xFFF) << 14 | (word & 0x3FFF)) << 6
+    return Instruction(address, word, "EXT", "immext", f"immext(#{value})")
+
+
+def _decode_ld(word: int, address: int, packet: int, ext: int | None) -> Instruction:
+    kind = (word >> 21) & 15
+    base = (word >> 16) & 31
+    dest = word & 31
+    if not word & 0x08000000:
+        if word & 0x0FE03FE0 == 0x001E0000 and (word & 31) == 30 and base == 30:
+            return Instruction(
+                address,
+                word,
+                "LD",
+                "deallocframe",
+                "deallocframe",
+                memory=MemoryAccess("r30", 0, False, False, 8, register="r31:30"),
+                writes=(RegisterWrite("r29", "other"), RegisterWrite("r30", "other"), RegisterWrite("r31", "other")),
+            )
+        if word & 0x0FE00000 == 0x06000000 and base == 30 and dest == 30:
+            return _dealloc_return(word, address)
+        spec = _LOAD_TYPES.get(kind)
+        if spec is None:
+            return _unknown(word, address, "LD")
+        mnemonic, size = spec
+        raw = ((word >> 25) & 3) << 9 | (word >> 5) & 0x1FF
+        offset = _imm(raw, 11, size, True, ext)
+        return _load(word, address, mnemonic, size, dest, _R[base], offset, ext)
+    mode = (word >> 25) & 3
+    spec = _LOAD_TYPES.get(kind)
+    if spec is None:
+        return _unknown(word, address, "LD")
+    mnemonic, size = spec
+    reg = _load_dest(mnemonic, size, dest)
+    if mode == 1 and not word & 0x2000:  # rD = memX(rX++#s4:n)
+        inc = _signed((word >> 5) & 15, 4) * size
+        return Instruction(
+            address,
+            word,
+            "LD",
+            mnemonic,
+            f"{reg} = {mnemonic}({_R[base]}++#{inc})",
+            memory=MemoryAccess(_R[base], 0, False, False, size, True, reg, inc),
+            writes=(*_writes_other(reg), RegisterWrite(_R[base], "add_imm", _R[base], inc)),
+        )
+    if mode in (0, 2, 3) and not word & 0x1000 and (mode != 0 or not word & 0x2000):
+        # modifier-register post-increment (++m0, circular, bit-reversed): the address is the base, the step unknown
+        return Instruction(
+            address,
+            word,
+            "LD",
+            mnemonic,
+            f"{reg} = {mnemonic}({_R[base]}++m{(word >> 13) & 1})",
+            memory=MemoryAccess(_R[base], 0, False, False, size, True, reg),
+            writes=(*_writes_other(reg), RegisterWrite(_R[base], "other")),
+        )
+    return Instruction(address, word, "LD", mnemonic, _word_text(word), writes=_writes_other(reg))
+
+
+def _dealloc_return(word: int, address: int) -> Instruction:
+    cond_bits = (word >> 11) & 7  # 0 always, else 0b1NS: .new and sense
+    pred = (word >> 8) & 3
+    conditional = bool(cond_bits & 4) or bool(word & 0x3800)
+    prefix = _cond_text(pred, bool(word & 0x2000), bool(word & 0x800)) if conditional else ""
+    return Instruction(
+        address,
+        word,
+        "LD",
+        "dealloc_return",
+        f"{prefix}dealloc_return",
+        branch="return",
+        conditional=conditional,
+        writes=(RegisterWrite("r29", "other"), RegisterWrite("r30", "other"), RegisterWrite("r31", "other")),
+    )
+
+
+def _decode_st(word: int, address: int, packet: int, ext: int | None) -> Instruction:
+    base = (word >> 16) & 31
+    if not word & 0x08000000:
+        if word & 0x0FE03800 == 0x00800000 and base == 29:  # allocframe(#u11:3)
+            size = (word & 0x7FF) * 8
+            return Instruction(
+                address,
+                word,
+                "ST",
+                "allocframe",
+                f"allocframe(#{size})",
+                memory=MemoryAccess("r29", -8, True, False, 8, register="r31:30"),
+                writes=(RegisterWrite("r29", "add_imm", "r29", -8 - size), RegisterWrite("r30", "add_imm", "r29", -8)),
+            )
+        if not word & 0x01000000:
+            return _unknown(word, address, "ST")
+        kind = (word >> 21) & 7
+        raw = ((word >> 25) & 3) << 9 | ((word >> 13) & 1) << 8 | (word & 0xFF)
+        data = (word >> 8) & 31
+        if kind == 5:
+            spec = _NEW_STORE_TYPES.get((word >> 11) & 3)
+            if spec is None:
+                return _unknown(word, address, "ST")
+            mnemonic, size = spec
+            reg = f"{_R[data & 7]}.new"
+            regname = _R[data & 7]
+        else:
+            spec = _STORE_TYPES.get(kind)
+            if spec is None:
+                return _unknown(word, address, "ST")
+            mnemonic, size = spec
+            reg = regname = _PAIR[data] if size == 8 else _R[data] + (".h" if kind == 3 else "")
+        offset = _imm(raw, 11, size, True, ext)
+        return Instruction(
+            address,
+            word,
+            "ST",
+            mnemonic,
+            f"{mnemonic}({_R[base]}+{_hash(offset, ext)}) = {reg}",
+            memory=MemoryAccess(_R[base], offset, True, False, size, register=regname.removesuffix(".h")),
+        )
+    mode = (word >> 25) & 3
+    kind = (word >> 21) & 7
+    spec = _STORE_TYPES.get(kind)
+    if spec is None or mode != 1 or word & 0x2000 or word & 0x80:
+        return _unknown(word, address, "ST")
+    mnemonic, size = spec
+    data = (word >> 8) & 31
+    reg = _PAIR[data] if size == 8 else _R[data]
+    inc = _signed((word >> 3) & 15, 4) * size
+    return Instruction(
+        address,
+        word,
+        "ST",
+        mnemonic,
+        f"{mnemonic}({_R[base]}++#{inc}) = {reg}",
+        memory=MemoryAccess(_R[base], 0, True, False, size, True, reg, inc),
+        writes=(RegisterWrite(_R[base], "add_imm", _R[base], inc),),
+    )
+
+
+def _decode_j1(word: int, address: int, packet: int, ext: int | None) -> Instruction:
+    if word & 0x08000000:
+        return _decode_hvx(word, address, packet, ext)
+    # compare-and-jump (J4): p0/p1 = cmp.X(rS,...); if (pN.new) jump #r9:2, and rD = #u6/rS; jump
+    raw = ((word >> 20) & 3) << 7 | (word >> 1) & 0x7F
+    target = (packet + _imm(raw, 9, 4, True, ext)) & 0xFFFFFFFF
+    op = (word >> 22) & 63
+    if op >> 2 == 0b0110:  # J4_jumpseti / jumpsetr
+        dest = _R[_SUB_R[(word >> 16) & 15]]
+        if op & 2 == 0:
+            value = (word >> 8) & 63
+            text = f"{dest} = #{value} ; jump 0x{target:x}"
+            writes: tuple[RegisterWrite, ...] = (RegisterWrite(dest, "other", immediate=value),)
+        else:
+            dest = _R[_SUB_R[(word >> 8) & 15]]
+            source = _R[_SUB_R[(word >> 16) & 15]]
+            text = f"{dest} = {source} ; jump 0x{target:x}"
+            writes = (RegisterWrite(dest, "copy", source),)
+        return Instruction(address, word, "J", "jump", text, branch="jump", target=target, writes=writes)
+    return Instruction(
+        address,
+        word,
+        "J",
+        "jump",
+        f"cmp ; if (p.new) jump 0x{target:x}",
+        branch="jump",
+        target=target,
+        conditional=True,
+    )
+
+
+def _decode_j2(word: int, address: int, packet: int, ext: int | None) -> Instruction:
+    if word & 0x08000000:
+        return _decode_hvx(word, address, packet, ext)
+    if word & 0x04000000:
+        return _unknown(word, address, "ST")  # new-value stores live in class 1010/0011; this range is reserved
+    # new-value compare jumps: if ([!]cmp.X(rS.new,...)) jump #r9:2
+    raw = ((word >> 20) & 3) << 7 | (word >> 1) & 0x7F
+    target = (packet + _imm(raw, 9, 4, True, ext)) & 0xFFFFFFFF
+    return Instruction(
+        address,
+        word,
+        "J",
+        "jump",
+        f"if (cmp(r.new)) jump 0x{target:x}",
+        branch="jump",
+        target=target,
+        conditional=True,
+    )
+
+
+def _decode_j5(word: int, address: int, packet: int, ext: int | None) -> Instruction:
+    group = (word >> 25) & 7
+    if group == 4:  # jump/call #r22:2
+        raw = ((word >> 16) & 0x1FF) << 13 | (word >> 1) & 0x1FFF
+        target = (packet + _imm(raw, 22, 4, True, ext)) & 0xFFFFFFFF
+        kind = "call" if word & 0x02000000 else "jump"
+        return Instruction(address, word, "J", kind, f"{kind} 0x{target:x}", branch=kind, target=target)
+    if group == 6:  # if ([!]pU[.new]) jump/call #r15:2
+        raw = ((word >> 22) & 3) << 13 | ((word >> 16) & 0x1F) << 8 | ((word >> 13) & 1) << 7 | (word >> 1) & 0x7F
+        target = (packet + _imm(raw, 15, 4, True, ext)) & 0xFFFFFFFF
+        kind = "call" if word & 0x01000000 else "jump"
+        pred = (word >> 8) & 3
+        new = kind == "jump" and bool(word & 0x800)
+        hint = (":t" if word & 0x1000 else ":nt") if kind == "jump" else ""
+        text = f"{_cond_text(pred, bool(word & 0x00200000), new)}{kind}{hint} 0x{target:x}"
+        return Instruction(address, word, "J", kind, text, branch=kind, target=target, conditional=True)
+    if group == 0 and (word >> 21) & 15 == 5:  # callr rS
+        return Instruction(address, word, "J", "callr", f"callr {_R[(word >> 16) & 31]}", branch="callr")
+    if group == 0 and (word >> 21) & 15 in (8, 9):  # if ([!]pU) callr rS
+        pred = (word >> 8) & 3
+        text = f"{_cond_text(pred, bool(word & 0x00200000), False)}callr {_R[(word >> 16) & 31]}"
+        return Instruction(address, word, "J", "callr", text, branch="callr", conditional=True)
+    if group == 1 and (word >> 21) & 15 == 4:  # jumpr rS
+        source = (word >> 16) & 31
+        kind = "return" if source == 31 else "jumpr"
+        return Instruction(address, word, "J", "jumpr", f"jumpr {_R[source]}", branch=kind)
+    if group == 1 and (word >> 21) & 15 in (10, 11):  # if ([!]pU[.new]) jumpr rS
+        source = (word >> 16) & 31
+        pred = (word >> 8) & 3
+        kind = "return" if source == 31 else "jumpr"
+        text = f"{_cond_text(pred, bool(word & 0x00200000), bool(word & 0x800))}jumpr {_R[source]}"
+        return Instruction(address, word, "J", "jumpr", text, branch=kind, conditional=True)
+    return _unknown(word, address, "J")
+
+
+def _decode_cr(word: int, address: int, packet: int, ext: int | None) -> Instruction:
+    top = (word >> 21) & 127
+    if top in (0b0000000, 0b0000001, 0b0000101, 0b0000110, 0b0000111):  # loopN(#r7:2,rS), spNloop0(#r7:2,rS)
+        return _loop(word, address, packet, ext, top, None, _R[(word >> 16) & 31])
+    if top in (0b1001000, 0b1001001, 0b1001101, 0b1001110, 0b1001111):  # loopN(#r7:2,#U10), spNloop0(#r7:2,#U10)
+        count = ((word >> 16) & 31) << 5 | ((word >> 5) & 7) << 2 | word & 3
+        return _loop(word, address, packet, ext, top, count, None)
+    if top >> 3 == 0b0001:  # if (rS op #0) jump #r13:2
+        raw = ((word >> 21) & 1) << 12 | ((word >> 13) & 1) << 11 | (word >> 1) & 0x7FF
+        target = (packet + _imm(raw, 13, 4, True, ext)) & 0xFFFFFFFF
+        return Instruction(
+            address,
+            word,
+            "J",
+            "jump",
+            f"if ({_R[(word >> 16) & 31]}) jump 0x{target:x}",
+            branch="jump",
+            target=target,
+            conditional=True,
+        )
+    return _unknown(word, address, "CR")
+
+
+def _loop(
+    word: int, address: int, packet: int, ext: int | None, top: int, count: int | None, reg: str | None
+) -> Instruction:
+    raw = ((word >> 8) & 31) << 2 | (word >> 3) & 3
+    start = (packet + _imm(raw, 7, 4, True, ext)) & 0xFFFFFFFF
+    variant = top & 7
+    loop = 1 if variant == 1 else 0
+    stages = variant - 4 if variant >= 5 else 0
+    mnemonic = f"sp{stages}loop0" if stages else f"loop{loop}"
+    operand = reg if reg is not None else f"#{count}"
+    text = f"{'p3 = ' if stages else ''}{mnemonic}(0x{start:x},{operand})"
+    setup = LoopSetup(loop, start, count, reg, stages)
+    return Instruction(address, word, "CR", mnemonic, text, loop_setup=setup)
+
+
+def _decode_alu32_b(word: int, address: int, packet: int, ext: int | None) -> Instruction:
+    # rD = add(rS,#s16)
+    raw = ((word >> 21) & 0x7F) << 9 | (word >> 5) & 0x1FF
+    value = _imm(raw, 16, 1, True, ext)
+    dest, source = _R[word & 31], _R[(word >> 16) & 31]
+    return Instruction(
+        address,
+        word,
+        "ALU32",
+        "add",
+        f"{dest} = add({source},{_hash(value, ext)})",
+        writes=(RegisterWrite(dest, "add_imm", source, value),),
+    )
+
+
+def _decode_alu32_7(word: int, address: int, packet: int, ext: int | None) -> Instruction:
+    dest = _R[word & 31]
+    if word & 0x0FE02000 == 0x00600000:  # rD = rS
+        source = _R[(word >> 16) & 31]
+        return Instruction(
+            address, word, "ALU32", "tfr", f"{dest} = {source}", writes=(RegisterWrite(dest, "copy", source),)
+        )
+    if word & 0x0F200000 == 0x08000000:  # rD = #s16
+        raw = ((word >> 22) & 3) << 14 | ((word >> 16) & 31) << 9 | (word >> 5) & 0x1FF
+        value = _imm(raw, 16, 1, True, ext)
+        return Instruction(
+            address,
+            word,
+            "ALU32",
+            "tfrsi",
+            f"{dest} = {_hash(value, ext)}",
+            writes=(RegisterWrite(dest, "other", immediate=value),),
+        )
+    if word & 0x0F802000 == 0x04000000:  # if ([!]pU[.new]) rD = add(rS,#s8)  (s8 == 0 prints as a transfer)
+        source = _R[(word >> 16) & 31]
+        value = _imm((word >> 5) & 0xFF, 8, 1, True, ext)
+        pred = (word >> 21) & 3
+        prefix = _cond_text(pred, bool(word & 0x00800000), bool(word & 0x2000))
+        write = RegisterWrite(dest, "add_imm", source, value) if value else RegisterWrite(dest, "copy", source)
+        return Instruction(
+            address,
+            word,
+            "ALU32",
+            "add",
+            f"{prefix}{dest} = add({source},{_hash(value, ext)})",
+            conditional=True,
+            writes=(write,),
+        )
+    return Instruction(address, word, "ALU32", "", _word_text(word), writes=_generic_writes(word))
+
+
+def _decode_alu32_f(word: int, address: int, packet: int, ext: int | None) -> Instruction:
+    if word & 0x0FE02000 == 0x05000000:  # rDD = combine(rS,rT)
+        dest = word & 31
+        high, low = _R[(word >> 16) & 31], _R[(word >> 8) & 31]
+        pair = _PAIR[dest]
+        writes = (RegisterWrite(_R[dest | 1], "copy", high), RegisterWrite(_R[dest & ~1], "copy", low))
+        return Instruction(address, word, "ALU32", "combine", f"{pair} = combine({high},{low})", writes=writes)
+    if word & 0x0F000000 == 0x03000000 and (word >> 21) & 7 == 0:  # rD = add(rS,rT)
+        dest = _R[word & 31]
+        return Instruction(
+            address,
+            word,
+            "ALU32",
+            "add",
+            f"{dest} = add({_R[(word >> 16) & 31]},{_R[(word >> 8) & 31]})",
+            writes=(RegisterWrite(dest, "other"),),
+        )
+    return Instruction(address, word, "ALU32", "", _word_text(word), writes=_generic_writes(word))
+
+
+def _generic_writes(word: int) -> tuple[RegisterWrite, ...]:
+    return ()
+
+
+# double-precision ops: (class nibble, bits 27:21, bits 7:5) -> mnemonic
+_DOUBLE_OPS: dict[tuple[int, int, int], str] = {
+    (0x8, 0b0000111, 0b000): "convert_df2d",
+    (0x8, 0b0000111, 0b001): "convert_df2ud",
+    (0x8, 0b0000111, 0b010): "convert_ud2df",
+    (0x8, 0b0000111, 0b011): "convert_d2df",
+    (0x8, 0b0000111, 0b110): "convert_df2d",
+    (0x8, 0b0000111, 0b111): "convert_df2ud",
+    (0x8, 0b0100100, 0b000): "convert_sf2df",
+    (0x8, 0b0100100, 0b001): "convert_uw2df",
+    (0x8, 0b0100100, 0b010): "convert_w2df",
+    (0x8, 0b1000000, 0b001): "convert_df2sf",
+    (0x8, 0b1000011, 0b001): "convert_df2uw",
+    (0x8, 0b1000100, 0b001): "convert_df2w",
+    (0x8, 0b1000101, 0b001): "convert_df2uw",
+    (0x8, 0b1000111, 0b001): "convert_df2w",
+    (0xE, 0b1000000, 0b011): "dfadd",
+    (0xE, 0b1000001, 0b011): "dfmax",
+    (0xE, 0b1000010, 0b011): "dfmpyfix",
+    (0xE, 0b1000100, 0b011): "dfsub",
+    (0xE, 0b1000101, 0b011): "dfmpyll",
+    (0xE, 0b1000110, 0b011): "dfmin",
+    (0xE, 0b1010000, 0b011): "dfmpylh",
+    (0xE, 0b1010100, 0b011): "dfmpyhh",
+    (0xD, 0b0010111, 0b000): "dfcmp.eq",
+    (0xD, 0b0010111, 0b001): "dfcmp.gt",
+    (0xD, 0b0010111, 0b010): "dfcmp.ge",
+    (0xD, 0b0010111, 0b011): "dfcmp.uo",
+}
+
+
+def _decode_xtype(word: int, address: int, packet: int, ext: int | None) -> Instruction:
+    nibble = word >> 28
+    mnemonic = _DOUBLE_OPS.get((nibble, (word >> 21) & 127, (word >> 5) & 7))
+    if mnemonic is None:
+        if nibble == 0xD and word & 0x0FE00000 == 0x0C800000:
+            mnemonic = "dfclass"
+        elif nibble == 0xD and word & 0x0F800000 == 0x09000000:
+            mnemonic = "dfmake"
+    if mnemonic is not None:
+        dest = word & 31
+        if mnemonic.startswith("dfcmp") or mnemonic == "dfclass":
+            text = f"p{dest & 3} = {mnemonic}({_PAIR[(word >> 16) & 31]},...)"
+            writes: tuple[RegisterWrite, ...] = ()
+        else:
+            wide = not mnemonic.endswith(("2sf", "2w", "2uw"))
+            target = _PAIR[dest] if wide else _R[dest]
+            text = f"{target} = {mnemonic}(...)"
+            writes = _writes_other(target)
+        return Instruction(
+            address,
+            word,
+            "XTYPE",
+            mnemonic,
+            text,
+            writes=writes,
+            float_to_double=mnemonic == "convert_sf2df",
+            double_arith=mnemonic != "convert_sf2df",
+        )
+    return Instruction(address, word, "XTYPE", "", _word_text(word), writes=_generic_writes(word))
+
+
+def _decode_hvx(word: int, address: int, packet: int, ext: int | None) -> Instruction:
+    if word >> 28 == 0x2:
+        return _decode_vmem(word, address, ext)
+    return Instruction(address, word, "HVX", "", _word_text(word), is_hvx=True)
+
+
+def _decode_vmem(word: int, address: int, ext: int | None) -> Instruction:
+    group = (word >> 24) & 7  # 000 base+imm, 001 post-increment by imm, 011 post-increment by mU
+    store = bool(word & 0x00200000)
+    base = _R[(word >> 16) & 31]
+    reg = _V[word & 31]
+    if group == 0:
+        offset: int | None = _signed(((word >> 13) & 1) << 3 | (word >> 8) & 7, 4) * 128
+        post, inc = False, None
+    elif group == 1:
+        offset, post, inc = 0, True, _signed(((word >> 13) & 1) << 3 | (word >> 8) & 7, 4) * 128
+    elif group == 3:
+        offset, post, inc = 0, True, None
+    else:
+        return Instruction(address, word, "HVX", "", _word_text(word), is_hvx=True)
+    mnemonic = "vmemu" if (word >> 5) & 7 == 7 else "vmem"
+    address_text = f"{base}+#{(offset or 0) // 128}" if not post else f"{base}++#{(inc or 0) // 128}"
+    text = f"{mnemonic}({address_text}) = {reg}" if store else f"{reg} = {mnemonic}({address_text})"
+    writes = (RegisterWrite(base, "add_imm" if inc is not None else "other", base, inc),) if post else ()
+    return Instruction(
+        address,
+        word,
+        "HVX",
+        mnemonic,
+        text,
+        memory=MemoryAccess(base, offset, store, True, 128, post, reg, inc),
+        writes=writes,
+        is_hvx=True,
+    )
+
+
+def _decode_other(iclass: str) -> Callable[[int, int, int, int | None], Instruction]:
+    def decode(word: int, address: int, packet: int, ext: int | None) -> Instruction:
+        return _unknown(word, address, iclass)
+
+    return decode
+
+
+_DECODERS: tuple[Callable[[int, int, int, int | None], Instruction], ...] = (
+    _decode_ext,  # 0000 constant extender
+    _decode_j1,  # 0001 compare-and-jump / HVX compute
+    _decode_j2,  # 0010 new-value jumps / HVX memory
+    _decode_other("LD"),  # 0011 register-indexed loads/stores, memops
+    _decode_other("LD"),  # 0100 predicated and gp-relative loads/stores
+    _decode_j5,  # 0101 jumps, calls
+    _decode_cr,  # 0110 loops, control registers
+    _decode_alu32_7,  # 0111
+    _decode_xtype,  # 1000
+    _decode_ld,  # 1001
+    _decode_st,  # 1010
+    _decode_alu32_b,  # 1011 add(rS,#s16)
+    _decode_xtype,  # 1100
+    _decode_xtype,  # 1101
+    _decode_xtype,  # 1110
+    _decode_alu32_f,  # 1111
+)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# duplex sub-instructions (13 bits each; slot 1 = bits 28:16, slot 0 = bits 12:0)
+
+# duplex ICLASS -> (slot 1 group, slot 0 group)
+_DUPLEX_GROUPS = (
+    ("L1", "L1"),
+    ("L2", "L1"),
+    ("L2", "L2"),
+    ("A", "A"),
+    ("A", "L1"),
+    ("A", "L2"),
+    ("A", "S1"),
+    ("A", "S2"),
+    ("L1", "S1"),
+    ("L2", "S1"),
+    ("S1", "S1"),
+    ("S1", "S2"),
+    ("L1", "S2"),
+    ("L2", "S2"),
+    ("S2", "S2"),
+    (None, None),
+)
+
+
+def _sub(address: int, word: int, mnemonic: str, text: str, iclass: str, **fields: object) -> Instruction:
+    return Instruction(address, word, iclass, mnemonic, text, is_duplex_half=True, **fields)  # type: ignore[arg-type]
+
+
+def _sub_load(address: int, word: int, mnemonic: str, size: int, dest: str, base: str, offset: int) -> Instruction:
+    return _sub(
+        address,
+        word,
+        mnemonic,
+        f"{dest} = {mnemonic}({base}+#{offset})",
+        "LD",
+        memory=MemoryAccess(base, offset, False, False, size, register=dest),
+        writes=_writes_other(dest),
+    )
+
+
+def _sub_store(address: int, word: int, mnemonic: str, size: int, data: str, base: str, offset: int) -> Instruction:
+    return _sub(
+        address,
+        word,
+        mnemonic,
+        f"{mnemonic}({base}+#{offset}) = {data}",
+        "ST",
+        memory=MemoryAccess(base, offset, True, False, size, register=None if data.startswith("#") else data),
+    )
+
+
+def _decode_sub(group: str, bits: int, address: int, word: int, ext: int | None) -> Instruction:
+    reg_a = _R[_SUB_R[(bits >> 4) & 15]]
+    reg_b = _R[_SUB_R[bits & 15]]
+    if group == "L1":
+        if bits & 0x1000:
+            return _sub_load(address, word, "memub", 1, reg_b, reg_a, _imm((bits >> 8) & 15, 4, 1, False, ext))
+        return _sub_load(address, word, "memw", 4, reg_b, reg_a, _imm((bits >> 8) & 15, 4, 4, False, ext))
+    if group == "S1":
+        if bits & 0x1000:
+            return _sub_store(address, word, "memb", 1, reg_b, reg_a, _imm((bits >> 8) & 15, 4, 1, False, ext))
+        return _sub_store(address, word, "memw", 4, reg_b, reg_a, _imm((bits >> 8) & 15, 4, 4, False, ext))
+    if group == "L2":
+        return _decode_sub_l2(bits, address, word, reg_a, reg_b, ext)
+    if group == "S2":
+        return _decode_sub_s2(bits, address, word, reg_a, reg_b, ext)
+    return _decode_sub_a(bits, address, word, reg_a, reg_b, ext)
+
+
+def _decode_sub_l2(bits: int, address: int, word: int, reg_a: str, reg_b: str, ext: int | None) -> Instruction:
+    top = bits >> 11
+    if top < 3:
+        mnemonic, size = (("memh", 2), ("memuh", 2), ("memb", 1))[top]
+        return _sub_load(address, word, mnemonic, size, reg_b, reg_a, _imm((bits >> 8) & 7, 3, size, False, ext))
+    if bits >> 9 == 0b1110:
+        return _sub_load(address, word, "memw", 4, reg_b, "r29", _imm((bits >> 4) & 31, 5, 4, False, ext))
+    if bits >> 8 == 0b11110:
+        pair = _PAIR[_SUB_PAIR[bits & 7]]
+        return _sub_load(address, word, "memd", 8, pair, "r29", _imm((bits >> 3) & 31, 5, 8, False, ext))
+    kind = (bits >> 6) & 3
+    cond = bits & 7
+    if kind == 0 and not bits & 4:
+        return _sub(
+            address,
+            word,
+            "deallocframe",
+            "deallocframe",
+            "LD",
+            memory=MemoryAccess("r30", 0, False, False, 8, register="r31:30"),
+            writes=(RegisterWrite("r29", "other"), RegisterWrite("r30", "other"), RegisterWrite("r31", "other")),
+        )
+    if kind in (1, 3) and cond in (0, 4, 5, 6, 7):
+        prefix = _cond_text(0, bool(cond & 1), bool(cond & 2)) if cond else ""
+        if kind == 1:
+            return _sub(
+                address,
+                word,
+                "dealloc_return",
+                f"{prefix}dealloc_return",
+                "LD",
+                branch="return",
+                conditional=bool(cond),
+                writes=(RegisterWrite("r29", "other"), RegisterWrite("r30", "other"), RegisterWrite("r31", "other")),
+            )
+        return _sub(address, word, "jumpr", f"{prefix}jumpr r31", "J", branch="return", conditional=bool(cond))
+    return _sub(address, word, "", f".sub 0x{bits:04x}", "UNKNOWN")
+
+
+def _decode_sub_s2(bits: int, address: int, word: int, reg_a: str, reg_b: str, ext: int | None) -> Instruction:
+    if bits >> 11 == 0:
+        return _sub_store(address, word, "memh", 2, reg_b, reg_a, _imm((bits >> 8) & 7, 3, 2, False, ext))
+    top = bits >> 9
+    if top == 0b0100:
+        return _sub_store(address, word, "memw", 4, reg_b, "r29", _imm((bits >> 4) & 31, 5, 4, False, ext))
+    if top == 0b0101:
+        pair = _PAIR[_SUB_PAIR[bits & 7]]
+        return _sub_store(address, word, "memd", 8, pair, "r29", _imm((bits >> 3) & 63, 6, 8, True, ext))
+    if top in (0b1000, 0b1001):
+        mnemonic, size = ("memw", 4) if top == 0b1000 else ("memb", 1)
+        offset = _imm(bits & 15, 4, size, False, ext)
+        return _sub_store(address, word, mnemonic, size, f"#{(bits >> 8) & 1}", reg_a, offset)
+    if top == 0b1110:
+        size = ((bits >> 4) & 31) * 8
+        return _sub(
+            address,
+            word,
+            "allocframe",
+            f"allocframe(#{size})",
+            "ST",
+            memory=MemoryAccess("r29", -8, True, False, 8, register="r31:30"),
+            writes=(RegisterWrite("r29", "add_imm", "r29", -8 - size), RegisterWrite("r30", "add_imm", "r29", -8)),
+        )
+    return _sub(address, word, "", f".sub 0x{bits:04x}", "UNKNOWN")
+
+
+_SUB_A_UNARY = {
+    0b10010: ("and", "and({s},#1)"),
+    0b10100: ("sxth", "sxth({s})"),
+    0b10101: ("sxtb", "sxtb({s})"),
+    0b10110: ("zxth", "zxth({s})"),
+    0b10111: ("and", "and({s},#255)"),
+}
+
+
+def _decode_sub_a(bits: int, address: int, word: int, reg_a: str, reg_b: str, ext: int | None) -> Instruction:
+    if bits >> 11 == 0:  # rX = add(rX,#s7)
+        value = _imm((bits >> 4) & 127, 7, 1, True, ext)
+        return _sub(
+            address,
+            word,
+            "add",
+            f"{reg_b} = add({reg_b},{_hash(value, ext)})",
+            "ALU32",
+            writes=(RegisterWrite(reg_b, "add_imm", reg_b, value),),
+        )
+    top3 = bits >> 10
+    if top3 == 0b010:  # rD = #u6
+        value = _imm((bits >> 4) & 63, 6, 1, False, ext)
+        return _sub(
+            address,
+            word,
+            "tfrsi",
+            f"{reg_b} = {_hash(value, ext)}",
+            "ALU32",
+            writes=(RegisterWrite(reg_b, "other", immediate=value),),
+        )
+    if top3 == 0b011:  # rD = add(r29,#u6:2)
+        value = _imm((bits >> 4) & 63, 6, 4, False, ext)
+        return _sub(
+            address,
+            word,
+            "add",
+            f"{reg_b} = add(r29,{_hash(value, ext)})",
+            "ALU32",
+            writes=(RegisterWrite(reg_b, "add_imm", "r29", value),),
+        )
+    top5 = bits >> 8
+    if top5 == 0b10000:
+        return _sub(address, word, "tfr", f"{reg_b} = {reg_a}", "ALU32", writes=(RegisterWrite(reg_b, "copy", reg_a),))
+    if top5 in (0b10001, 0b10011):
+        value = 1 if top5 == 0b10001 else -1
+        return _sub(
+            address,
+            word,
+            "add",
+            f"{reg_b} = add({reg_a},#{value})",
+            "ALU32",
+            writes=(RegisterWrite(reg_b, "add_imm", reg_a, value),),
+        )
+    if top5 in _SUB_A_UNARY:
+        mnemonic, form = _SUB_A_UNARY[top5]
+        return _sub(
+            address,
+            word,
+            mnemonic,
+            f"{reg_b} = {form.format(s=reg_a)}",
+            "ALU32",
+            writes=(RegisterWrite(reg_b, "other"),),
+        )
+    if top5 == 0b11000:
+        return _sub(
+            address, word, "add", f"{reg_b} = add({reg_b},{reg_a})", "ALU32", writes=(RegisterWrite(reg_b, "other"),)
+        )
+    if top5 == 0b11001 and not bits & 0xC:
+        return _sub(address, word, "cmp.eq", f"p0 = cmp.eq({reg_a},#{bits & 3})", "ALU32")
+    if top5 == 0b11010:
+        if not bits & 0x40:
+            return _sub(
+                address, word, "tfrsi", f"{reg_b} = #-1", "ALU32", writes=(RegisterWrite(reg_b, "other", immediate=-1),)
+            )
+        if bits & 0x30 in (0x20, 0x30, 0x00, 0x10):
+            prefix = _cond_text(0, bool(bits & 0x10), not bits & 0x20)
+            return _sub(
+                address,
+                word,
+                "tfrsi",
+                f"{prefix}{reg_b} = #0",
+                "ALU32",
+                conditional=True,
+                writes=(RegisterWrite(reg_b, "other", immediate=0),),
+            )
+    if top5 == 0b11100 and not bits & 0x80:
+        pair = _SUB_PAIR[bits & 7]
+        high, low = (bits >> 3) & 3, (bits >> 5) & 3
+        return _sub(
+            address,
+            word,
+            "combine",
+            f"{_PAIR[pair]} = combine(#{high},#{low})",
+            "ALU32",
+            writes=(
+                RegisterWrite(_R[pair + 1], "other", immediate=high),
+                RegisterWrite(_R[pair], "other", immediate=low),
+            ),
+        )
+    if top5 == 0b11101:
+        pair = _SUB_PAIR[bits & 7]
+        if bits & 8:
+            text = f"{_PAIR[pair]} = combine({reg_a},#0)"
+            writes = (RegisterWrite(_R[pair + 1], "copy", reg_a), RegisterWrite(_R[pair], "other", immediate=0))
+        else:
+            text = f"{_PAIR[pair]} = combine(#0,{reg_a})"
+            writes = (RegisterWrite(_R[pair + 1], "other", immediate=0), RegisterWrite(_R[pair], "copy", reg_a))
+        return _sub(address, word, "combine", text, "ALU32", writes=writes)
+    return _sub(address, word, "", f".sub 0x{bits:04x}", "UNKNOWN")
+
+
+def _decode_duplex(word: int, address: int, ext: int | None) -> tuple[Instruction, ...]:
+    groups = _DUPLEX_GROUPS[(word >> 29) << 1 | (word >> 13) & 1]
+    if groups[0] is None:
+        return (Instruction(address, word, "UNKNOWN", "", _word_text(word), is_duplex_half=True),)
+    high = _decode_sub(groups[0], (word >> 16) & 0x1FFF, address, word, ext)
+    low = _decode_sub(groups[1], word & 0x1FFF, address, word, None)
+    return (high, low)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# packets
+
+
+def decode_word(word: int, address: int, packet_address: int, ext: int | None = None) -> Instruction:
+    """Decode one non-duplex word; `ext` is the pending constant-extender value (already shifted left by 6)."""
+    return _DECODERS[word >> 28](word, address, packet_address, ext)
+
+
+def decode_packets(code: bytes, base_address: int, cpu: int = 0x73) -> list[Packet]:
+    """Decode every packet of a .text byte string. Never raises: undecodable words become iclass "UNKNOWN"; a truncated
+    final packet is returned as far as it goes (trailing bytes that do not fill a word are ignored)."""
+    count = len(code) // 4
+    words = struct.unpack_from(f"<{count}I", code) if count else ()
+    packets: list[Packet] = []
+    index = 0
+    decoders = _DECODERS
+    while index < count:
+        start = index
+        packet_address = base_address + 4 * start
+        instructions: list[Instruction] = []
+        ext: int | None = None
+        while True:
+            word = words[index]
+            address = base_address + 4 * index
+            index += 1
+            parse = (word >> 14) & 3
+            if parse == 0:
+                instructions.extend(_decode_duplex(word, address, ext))
+                break
+            try:
+                ins = decoders[word >> 28](word, address, packet_address, ext)
+            except Exception:  # a decoder bug must never take the whole audit down: the word becomes UNKNOWN
+                ins = _unknown(word, address, "UNKNOWN")
+            instructions.append(ins)
+            ext = ((word >> 16 & 0xFFF) << 14 | (word & 0x3FFF)) << 6 if word >> 28 == 0 else None
+            if parse == 3 or index - start == 4 or index >= count:
+                break
+        endloop = _NO_ENDLOOP
+        if index - start >= 2:
+            first = (words[start] >> 14) & 3 == 2
+            second = index - start >= 3 and (words[start + 1] >> 14) & 3 == 2
+            if first or second:
+                endloop = _ENDLOOPS[(1 if first else 0) + (2 if second else 0) - 1]
+        packets.append(Packet(packet_address, 4 * (index - start), tuple(instructions), endloop))
+    return packets
