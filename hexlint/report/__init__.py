@@ -10,6 +10,10 @@ from hexlint.core import Diagnostic, Severity, Span
 FORMATS = ("text", "json", "sarif", "github")
 
 
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def has_safe_fix(diagnostic: Diagnostic) -> bool:
     return diagnostic.fix is not None and diagnostic.fix.safe and bool(diagnostic.fix.edits)
 
@@ -43,7 +47,7 @@ def summary_line(diagnostics: Sequence[Diagnostic], files_checked: int, fixed: i
     if not diagnostics:
         return f"All checks passed: {files_checked} file{'s' if files_checked != 1 else ''} checked.{fixed_note}"
     severities = Counter(diagnostic.severity for diagnostic in diagnostics)
-    parts = [f"{severities[severity]} {severity.value}" for severity in Severity if severities[severity]]
+    parts = [_plural(severities[severity], severity.value) for severity in Severity if severities[severity]]
     files = len({diagnostic.span.path for diagnostic in diagnostics})
     fixable = sum(1 for diagnostic in diagnostics if has_safe_fix(diagnostic))
     fixable_note = f" {fixable} fixable with --fix." if fixable else ""

@@ -1,0 +1,44 @@
+"""Shared test helpers: the repository root, running the CLI in-process, and skipping when a tool is missing."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+
+@dataclass(frozen=True)
+class CliRun:
+    status: int
+    stdout: str
+    stderr: str
+
+
+def run_hexlint(*arguments: str) -> CliRun:
+    """Run `hexlint ARGUMENTS` in-process (same behaviour as the console script) and capture its output."""
+    from hexlint.cli import main
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    status = main(list(arguments), stdout=stdout, stderr=stderr)
+    return CliRun(status, stdout.getvalue(), stderr.getvalue())
+
+
+@pytest.fixture
+def hexlint_cli():
+    return run_hexlint
+
+
+def require_tool(name: str) -> str:
+    """The tool's path, or skip the test with a reason when it is not installed."""
+    path = shutil.which(name)
+    if path is None:
+        pytest.skip(f"{name} is not installed")
+    return path

@@ -1,0 +1,208 @@
+"""The one fixture runner for every rule (docs/ARCHITECTURE.md, "Fixtures with inline expectations").
+
+Cases: each `*.c` / `*.cpp` / `*.cc` file and each directory directly below `fixtures/rules/HXnnn/` is one run, with
+HXnnn plus every code its expectations mention selected. Expectations are `// expect: HX104` or
+`/* expect: HX104, HX108 */` on the line where the findings start (a code listed twice means two findings), or
+`LINE CODE` pairs in a sidecar `NAME.expect` next to `NAME.c` where a comment cannot stand. Strict both ways: a
+missing finding fails, an extra finding fails, a case without expectations must be clean.
+
+Roles: a single `.c` case is kernel code (as if it sat below `htp/`), a `.cpp`/`.cc` case host code; in a directory
+case the usual classification applies (files below an `htp/` directory are kernel code) and a `hexlint.toml` in
+the case directory is used as its configuration. Files named `*.fixed.*` and sidecars are never linted.
+Fixes: where `NAME.fixed.EXT` sits next to `NAME.EXT`, the runner copies the case, runs with --fix semantics and
+compares the fixed bytes with it.
+
+And the audited core `fixtures/htp-core/` (its C/C++ sources) is clean under every rule.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from conftest import REPO_ROOT
+
+from hexlint.config import Config, load_config_file
+from hexlint.discover import SOURCE_SUFFIXES, discover
+from hexlint.engine import RunSettings, lint
+
+RULE_FIXTURES = REPO_ROOT / "fixtures" / "rules"
+CORE = REPO_ROOT / "fixtures" / "htp-core"
+CASE_SUFFIXES = (".c", ".cpp", ".cc")
+EXPECT_COMMENT = re.compile(r"(?://|/\*)\s*expect:\s*(?P<codes>HX\d{3}(?:\s*,\s*HX\d{3})*)")
+
+Finding = tuple[str, int, str]  # (file relative to the case root, line, code)
+
+
+@dataclass(frozen=True)
+class Case:
+    rule: str
+    path: Path  # a file or a directory
+
+    @property
+    def id(self) -> str:
+        return f"{self.rule}/{self.path.name}"
+
+    @property
+    def root(self) -> Path:
+        return self.path if self.path.is_dir() else self.path.parent
+
+
+def is_linted_file(path: Path) -> bool:
+    return path.suffix in SOURCE_SUFFIXES and ".fixed." not in path.name
+
+
+def case_files(case: Case) -> list[Path]:
+    if case.path.is_file():
+        return [case.path]
+    return sorted(path for path in case.path.rglob("*") if path.is_file() and is_linted_file(path))
+
+
+def discover_cases() -> list[Case]:
+    cases = []
+    for rule_dir in sorted(RULE_FIXTURES.glob("HX[0-9][0-9][0-9]")):
+        for entry in sorted(rule_dir.iterdir()):
+            if entry.is_dir() or (entry.suffix in CASE_SUFFIXES and ".fixed." not in entry.name):
+                cases.append(Case(rule_dir.name, entry))
+    return cases
+
+
+def sidecar_for(path: Path) -> Path:
+    return path.with_name(path.name.split(".")[0] + ".expect")
+
+
+def expectations(case: Case) -> Counter[Finding]:
+    expected: Counter[Finding] = Counter()
+    for path in case_files(case):
+        relative = path.relative_to(case.root).as_posix()
+        text = path.read_bytes().decode("utf-8", "replace")
+        for number, line in enumerate(text.splitlines(), start=1):
+            for match in EXPECT_COMMENT.finditer(line):
+                for code in match.group("codes").split(","):
+                    expected[(relative, number, code.strip())] += 1
+        sidecar = sidecar_for(path)
+        if sidecar.is_file():
+            for entry in sidecar.read_text(encoding="utf-8").splitlines():
+                if entry.strip() and not entry.lstrip().startswith("#"):
+                    line_text, code = entry.split()
+                    expected[(relative, int(line_text), code)] += 1
+    return expected
+
+
+def case_config(case: Case) -> Config:
+    local = case.path / "hexlint.toml" if case.path.is_dir() else None
+    return load_config_file(local) if local is not None and local.is_file() else Config()
+
+
+def case_settings(case: Case, codes: set[str], fix: bool = False) -> RunSettings:
+    kernel_globs = ("*.c",) if case.path.is_file() and case.path.suffix == ".c" else ()
+    return RunSettings(select=tuple(sorted(codes)), kernel_globs=kernel_globs, jobs=1, fix=fix)
+
+
+def run_case(case: Case, files: list[Path], root: Path, fix: bool = False) -> Counter[Finding]:
+    expected = expectations(case)
+    codes = {case.rule, *(code for _, _, code in expected)}
+    result = lint([str(path) for path in files], case_config(case), case_settings(case, codes, fix))
+    actual: Counter[Finding] = Counter()
+    for diagnostic in result.diagnostics:
+        path = Path(diagnostic.span.path).resolve()
+        try:
+            relative = path.relative_to(root.resolve()).as_posix()
+        except ValueError:
+            relative = str(path)
+        actual[(relative, diagnostic.span.line or 0, diagnostic.code)] += 1
+    return actual
+
+
+def describe(findings: Counter[Finding]) -> str:
+    return "\n".join(
+        f"  {path}:{line}: {code}" + (f" x{count}" if count > 1 else "")
+        for (path, line, code), count in sorted(findings.items())
+    )
+
+
+CASES = discover_cases()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_fixture_findings_match_expectations(case: Case) -> None:
+    expected = expectations(case)
+    actual = run_case(case, case_files(case), case.root)
+    missing = expected - actual
+    unexpected = actual - expected
+    assert not missing and not unexpected, (
+        f"{case.id}:\nmissing findings:\n{describe(missing) or '  none'}\nunexpected findings:\n"
+        f"{describe(unexpected) or '  none'}"
+    )
+
+
+def fixed_twin(path: Path) -> Path | None:
+    stem, _, suffix = path.name.partition(".")
+    twin = path.with_name(f"{stem}.fixed.{suffix}")
+    return twin if twin.is_file() else None
+
+
+FIX_CASES = [case for case in CASES if any(fixed_twin(path) for path in case_files(case))]
+
+
+@pytest.mark.parametrize("case", FIX_CASES, ids=[case.id for case in FIX_CASES])
+def test_fixture_fixes_match_fixed_twin(case: Case, tmp_path: Path) -> None:
+    copy_root = tmp_path / case.root.name
+    if case.path.is_dir():
+        shutil.copytree(case.path, copy_root)
+        copied = [copy_root / path.relative_to(case.path) for path in case_files(case)]
+    else:
+        copy_root.mkdir()
+        shutil.copy2(case.path, copy_root / case.path.name)
+        copied = [copy_root / case.path.name]
+    run_case(Case(case.rule, copy_root if case.path.is_dir() else copied[0]), copied, copy_root, fix=True)
+    for original, fixed in zip(case_files(case), copied, strict=True):
+        twin = fixed_twin(original)
+        expected = twin.read_bytes() if twin is not None else original.read_bytes()
+        assert fixed.read_bytes() == expected, f"{case.id}: {original.name} after --fix differs from {twin or original}"
+
+
+def test_every_rule_fixture_dir_has_cases() -> None:
+    for rule_dir in sorted(RULE_FIXTURES.glob("HX*")):
+        assert any(case.rule == rule_dir.name for case in CASES), f"{rule_dir} holds no fixture case"
+
+
+def test_audited_core_is_clean_under_every_rule() -> None:
+    if not CORE.is_dir():
+        pytest.skip("fixtures/htp-core is not there yet")
+    sources = [str(path) for path in discover([CORE]).sources]
+    assert sources, "the core has no C sources"
+    result = lint(sources, Config(), RunSettings(jobs=1))
+    assert not result.diagnostics, "the core must be clean:\n" + "\n".join(
+        f"  {d.span.path}:{d.span.line}: {d.code} {d.message}" for d in result.diagnostics
+    )
+
+
+def test_runner_is_strict_both_ways(tmp_path: Path) -> None:
+    """A self-check of the runner: an unmet expectation and an unexpected finding both show up as differences."""
+    rule_dir = tmp_path / "HX001"
+    rule_dir.mkdir()
+    case_file = rule_dir / "case.c"
+    case_file.write_text(
+        "static int one(void) { return 1; }  // hexlint: ignore[HX002]\n"
+        "static int two(void) { return 2; }  // expect: HX001\n",
+        encoding="utf-8",
+    )
+    case = Case("HX001", case_file)
+    expected = expectations(case)
+    actual = run_case(case, [case_file], rule_dir)
+    assert expected - actual == Counter({("case.c", 2, "HX001"): 1})
+    assert actual - expected == Counter({("case.c", 1, "HX001"): 1})
+
+
+def test_expectations_read_comments_and_sidecars(tmp_path: Path) -> None:
+    case_file = tmp_path / "twice.c"
+    case_file.write_text("int a;  /* expect: HX104, HX104 */\nint b;  // expect: HX108\n", encoding="utf-8")
+    (tmp_path / "twice.expect").write_text("# line code\n3 HX111\n", encoding="utf-8")
+    assert expectations(Case("HX104", case_file)) == Counter(
+        {("twice.c", 1, "HX104"): 2, ("twice.c", 2, "HX108"): 1, ("twice.c", 3, "HX111"): 1}
+    )
