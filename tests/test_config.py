@@ -1,0 +1,177 @@
+"""Configuration: where it is found, what it may hold, and that mistakes are errors naming the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hexlint.config import (
+    Config,
+    ConfigError,
+    find_config_file,
+    ignored_codes_for,
+    load_config,
+    load_config_file,
+    rule_options,
+)
+from hexlint.engine import RunSettings, enabled_rules, is_enabled
+from hexlint.registry import find_rule
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_nearest_pyproject_with_a_hexlint_table_wins(tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", '[tool.hexlint]\nselect = ["HX1"]\n')
+    write(tmp_path / "sub" / "pyproject.toml", '[project]\nname = "x"\n')  # no [tool.hexlint]: passed over
+    deep = tmp_path / "sub" / "deeper"
+    deep.mkdir()
+    assert find_config_file(deep) == tmp_path / "pyproject.toml"
+    assert load_config(None, deep).select == ("HX1",)
+
+
+def test_hexlint_toml_wins_over_pyproject_in_the_same_directory(tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", '[tool.hexlint]\nselect = ["HX1"]\n')
+    write(tmp_path / "hexlint.toml", 'select = ["HX0"]\narch = "v79"\n')
+    config = load_config(None, tmp_path / "file.c")
+    assert config.path == tmp_path / "hexlint.toml"
+    assert (config.select, config.arch) == (("HX0",), "v79")
+
+
+def test_explicit_config_and_defaults(tmp_path: Path) -> None:
+    explicit = write(tmp_path / "elsewhere.toml", 'ignore = ["HX110"]\n')
+    assert load_config(explicit, tmp_path).ignore == ("HX110",)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert find_config_file(empty) is None
+    assert load_config(None, empty) == Config()
+
+
+def test_every_documented_key_is_read_and_paths_are_relative_to_the_file(tmp_path: Path) -> None:
+    config = load_config_file(
+        write(
+            tmp_path / "cfg" / "hexlint.toml",
+            """
+select = ["HX1", "HX0"]
+ignore = ["macro-backslash-whitespace"]
+kernel-globs = ["kernels/*"]
+host-globs = ["*/host/*"]
+include-dirs = ["../include", "/abs/include"]
+defines = ["GGML_HEXAGON_FP32_QUANTIZE_GROUP_SIZE=128"]
+exclude = ["third_party"]
+arch = "v81"
+compile-commands = "build/compile_commands.json"
+
+[per-file-ignores]
+"tests/*.c" = ["HX110"]
+
+[rules.macro-backslash-misaligned]
+""",
+        )
+    )
+    assert config.kernel_globs == ("kernels/*",)
+    assert config.host_globs == ("*/host/*",)
+    assert config.include_dirs == (str(tmp_path / "cfg" / "../include"), "/abs/include")
+    assert config.compile_commands == str(tmp_path / "cfg" / "build" / "compile_commands.json")
+    assert config.arch == "v81"
+    assert config.exclude == ("third_party",)
+    assert ignored_codes_for(tmp_path / "cfg" / "tests" / "a.c", config) == ("HX110",)
+    assert ignored_codes_for(tmp_path / "cfg" / "src" / "a.c", config) == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ('selct = ["HX1"]\n', "selct"),
+        ('select = ["HX999"]\n', "HX999"),
+        ('ignore = ["no-such-rule"]\n', "no-such-rule"),
+        ('arch = "v60"\n', "arch"),
+        ("select = 3\n", "select"),
+        ('[per-file-ignores]\n"*.c" = ["HX998"]\n', "HX998"),
+        ("[rules.HX997]\nx = 1\n", "HX997"),
+        ("[rules.HX110]\nno_such_option = 1\n", "no_such_option"),
+        ("select = [\n", "invalid TOML"),
+    ],
+)
+def test_mistakes_are_errors_naming_the_key(tmp_path: Path, text: str, named: str) -> None:
+    path = write(tmp_path / "hexlint.toml", text)
+    with pytest.raises(ConfigError) as raised:
+        load_config_file(path)
+    assert named in str(raised.value)
+    assert str(path) in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_unknown_key_in_pyproject_table(tmp_path: Path) -> None:
+    path = write(tmp_path / "pyproject.toml", "[tool.hexlint]\nkernel_globs = []\n")
+    with pytest.raises(ConfigError, match="kernel_globs"):
+        load_config_file(path)
+
+
+def test_rule_options_override_the_document_defaults_and_are_type_checked(tmp_path: Path) -> None:
+    rule = find_rule("HX110")
+    assert rule is not None
+    if not rule.options:
+        pytest.skip("HX110 has no options to override")
+    name, default = next(iter(rule.options.items()))
+    value = default + 1 if isinstance(default, int) and not isinstance(default, bool) else default
+    path = write(
+        tmp_path / "hexlint.toml", f"[rules.macro-backslash-misaligned]\n{name} = {value!r}\n".replace("'", '"')
+    )
+    config = load_config_file(path)
+    assert rule_options(rule, config)[name] == value
+    bad = write(tmp_path / "bad.toml", f'[rules.HX110]\n{name} = {{ nested = "table" }}\n')
+    with pytest.raises(ConfigError, match=name):
+        load_config_file(bad)
+
+
+def test_selection_specificity_like_ruff() -> None:
+    rule = find_rule("HX110")
+    assert rule is not None
+    assert is_enabled(rule, ["ALL"], [])
+    assert not is_enabled(rule, ["ALL"], ["HX1"])
+    assert is_enabled(rule, ["HX110"], ["HX1"])  # the precise select beats the prefix ignore
+    assert not is_enabled(rule, ["HX1"], ["macro-backslash-misaligned"])
+    assert not is_enabled(rule, ["HX0"], [])
+
+
+def test_cli_select_replaces_config_select_and_ignores_add_up(tmp_path: Path) -> None:
+    config = load_config_file(write(tmp_path / "hexlint.toml", 'select = ["HX0"]\nignore = ["HX001"]\n'))
+    codes = {rule.code for rule in enabled_rules(config, RunSettings())}
+    assert "HX001" not in codes and "HX002" in codes and "HX110" not in codes
+    codes = {rule.code for rule in enabled_rules(config, RunSettings(select=("HX1",), ignore=("HX111",)))}
+    assert "HX110" in codes and "HX111" not in codes and "HX001" not in codes
+
+
+def test_cli_reports_config_errors_in_one_line(tmp_path: Path, monkeypatch, hexlint_cli) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "pyproject.toml", "[tool.hexlint]\nunknown-key = 1\n")
+    write(tmp_path / "k.c", "int a;\n")
+    run = hexlint_cli("k.c")
+    assert run.status == 2
+    assert run.stderr.count("\n") == 1
+    assert "unknown-key" in run.stderr and "pyproject.toml" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_per_file_ignores_apply_in_a_run(tmp_path: Path, monkeypatch, hexlint_cli) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "hexlint.toml", '[per-file-ignores]\n"generated/*" = ["HX001"]\n')
+    write(tmp_path / "generated" / "g.c", "int a; // hexlint: ignore[HX110]\n")
+    write(tmp_path / "src" / "s.c", "int a; // hexlint: ignore[HX110]\n")
+    run = hexlint_cli("--select", "HX001", ".")
+    assert run.status == 1
+    assert [line.split(":")[0] for line in run.stdout.splitlines()] == ["src/s.c"]
+
+
+def test_exclude_skips_walked_files_but_not_named_ones(tmp_path: Path, monkeypatch, hexlint_cli) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "hexlint.toml", 'exclude = ["vendor"]\n')
+    write(tmp_path / "vendor" / "v.c", "int a; // hexlint: ignore[HX110]\n")
+    write(tmp_path / "src" / "s.c", "int a;\n")
+    assert hexlint_cli("--select", "HX001", ".").status == 0
+    assert hexlint_cli("--select", "HX001", "vendor/v.c").status == 1
