@@ -173,19 +173,22 @@ def arguments_for(path: str, role: str, settings: ParseSettings) -> list[str]:
         includes += recorded
     defines = [f"-D{define}" for define in settings.defines]
     sdk = sdk_include_dirs(settings.sdk_root) if settings.sdk_root else []
-    # The stand-ins are searched last, so real SDK headers (or the tree's own) always win.
-    system = ["-isystem", str(builtin_include_dir())]
-    for directory in sdk:
-        system += ["-isystem", directory]
-    system += ["-isystem", str(stubs_dir() / "common")]
+    # The stand-ins are searched after the tree's own dirs and the SDK's, so real headers always win.
+    sdk_and_stubs = [flag for directory in sdk for flag in ("-isystem", directory)]
+    sdk_and_stubs += ["-isystem", str(stubs_dir() / "common")]
+    builtin = ["-isystem", str(builtin_include_dir())]
     if role == KERNEL:
         arch = settings.arch if settings.arch in ARCHES else "v73"
         target = ["--target=hexagon", f"-mcpu=hexagon{arch}", "-mhvx", "-mhvx-length=128b"]
         target += ["-ffreestanding", "-nostdinc"]
-        system += ["-isystem", str(stubs_dir() / "kernel")]
+        if int(arch[1:]) >= 79:
+            # v79 and later have IEEE-float HVX (Q6_Vsf_*), which the SDK compiler enables by default for them.
+            target.append("-mhvx-ieee-fp")
+        # Kernel libc stand-ins precede clang's builtins: their stddef.h wraps clang's to give NULL the target's value.
+        system = [*sdk_and_stubs, "-isystem", str(stubs_dir() / "kernel"), *builtin]
         return [*language, *target, *defines, *includes, *system]
     # The host keeps its real system headers (libstdc++); the -isystem also stops libclang-ng adding its libc++.
-    return [*language, "-fsyntax-only", *defines, *includes, *system]
+    return [*language, "-fsyntax-only", *defines, *includes, *builtin, *sdk_and_stubs]
 
 
 def parse_unit(path: str, role: str, settings: ParseSettings, index: cindex.Index | None = None) -> ParsedUnit:
