@@ -1,0 +1,232 @@
+"""The binary audit's entry points for hexlint.cli / hexlint.engine.
+
+- `audit_paths(paths, args, options_by_code) -> (diagnostics, report_text)`
+  `paths`: the .so/.o files to audit; `args`: the parsed CLI namespace (see options.py for its attributes; a namespace
+  from `add_binary_arguments` alone works); `options_by_code`: rule code -> options (the rules' TOML [options] with the
+  config's overrides). Modes:
+  * lint mode (none of --spills/--promotions/--division/--strict/--baseline-lib): the HX201..HX205 rules run with
+    `options_by_code`; diagnostics only, empty report;
+  * audit mode (--spills/--promotions/--division without --strict): informational, the per-function table (per loop
+    with -v) and NO diagnostics, so the exit status is 0;
+  * strict mode (--strict): the table plus the findings of the selected audits (all when none is selected) and of
+    HX205, with CLI thresholds overriding the options; HX202 only when --max-inloop-sspills is given;
+  * gate mode (--baseline-lib OLD): only what grew since OLD (gate.py), as diagnostics, plus a regression report.
+  Raises `BinaryInputError` (a ValueError; str() is the one-line `path: reason`) for unreadable/non-Hexagon input, a
+  bad regex, or a --func that matches no function.
+- `run_disasm(args) -> int` prints the annotated listing of functions matching `args.disasm` in `args.paths`.
+- `run_addr2line(args, stdin) -> int` resolves `args.addr2line` addresses ('-' reads every address in `stdin`).
+  Both print one line `hexlint: path: reason` on stderr and return 2 on bad input, 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from hexlint.binary.audit import AuditSettings, LibraryAudit, audit_image, settings_from_options
+from hexlint.binary.table import render_table
+from hexlint.core import Diagnostic
+from hexlint.elf import ElfError, load_elf
+
+BINARY_CODES = ("HX201", "HX202", "HX203", "HX204", "HX205")
+FAMILY_CODES = {"spills": ("HX201", "HX202"), "promotions": ("HX203",), "division": ("HX204",), "dma": ("HX205",)}
+# CLI option attribute -> (rule code, option name) it overrides.
+THRESHOLD_OPTIONS = {
+    "max_inloop_vspills": ("HX201", "max_inloop_vector_spills"),
+    "max_inloop_sspills": ("HX202", "max_inloop_scalar_spills"),
+    "max_promotions": ("HX203", "max_promotions"),
+    "max_inloop_divisions": ("HX204", "max_inloop_divisions"),
+    "max_dma_vec_ops": ("HX205", "max_dma_vec_ops"),
+    "dma_pattern": ("HX205", "dma_pattern"),
+}
+
+
+class BinaryInputError(ValueError):
+    """One line, `path: reason` or `--option: reason`; the CLI prints it and exits 2."""
+
+
+def binary_checks() -> dict[str, Callable[..., Any]]:
+    from hexlint.checks import (
+        hx201_vector_spill_in_loop,
+        hx202_scalar_spill_in_loop,
+        hx203_float_promotion,
+        hx204_division_in_loop,
+        hx205_hvx_in_dma_worker,
+    )
+
+    return {
+        "HX201": hx201_vector_spill_in_loop.check,
+        "HX202": hx202_scalar_spill_in_loop.check,
+        "HX203": hx203_float_promotion.check,
+        "HX204": hx204_division_in_loop.check,
+        "HX205": hx205_hvx_in_dma_worker.check,
+    }
+
+
+def selected_families(args: argparse.Namespace) -> list[str]:
+    families = [name for name in ("spills", "promotions", "division") if getattr(args, name, False)]
+    return families or ["spills", "promotions", "division"]
+
+
+def rule_options(options_by_code: Mapping[str, Mapping[str, Any]], args: argparse.Namespace) -> dict[str, dict]:
+    """Each binary rule's options: TOML defaults, then the config's overrides, then the CLI's thresholds."""
+    from hexlint.registry import find_rule
+
+    merged: dict[str, dict] = {}
+    for code in BINARY_CODES:
+        rule = find_rule(code)
+        merged[code] = {**(dict(rule.options) if rule else {}), **dict(options_by_code.get(code, {}))}
+    for attribute, (code, option) in THRESHOLD_OPTIONS.items():
+        value = getattr(args, attribute, None)
+        if value is not None:
+            merged[code][option] = value
+    return merged
+
+
+def function_filter(args: argparse.Namespace) -> Callable[[str], bool] | None:
+    pattern = getattr(args, "func", None)
+    if not pattern:
+        return None
+    try:
+        compiled = re.compile(pattern)
+    except re.error as error:
+        raise BinaryInputError(f"--func: invalid regular expression {pattern!r} ({error})") from None
+    return lambda name: compiled.search(name) is not None
+
+
+def audit_library(path: str, settings: AuditSettings, accept: Callable[[str], bool] | None = None) -> LibraryAudit:
+    try:
+        image = load_elf(path)
+    except ElfError as error:
+        raise BinaryInputError(str(error)) from None
+    return audit_image(image, settings, accept)
+
+
+def audit_paths(
+    paths: Sequence[str], args: argparse.Namespace, options_by_code: Mapping[str, Mapping[str, Any]]
+) -> tuple[list[Diagnostic], str]:
+    options = rule_options(options_by_code, args)
+    _validate_pattern(options["HX205"].get("dma_pattern", ""))
+    settings = settings_from_options(options)
+    accept = function_filter(args)
+    audits = [audit_library(str(path), settings, accept) for path in paths]
+    if accept is not None and paths and not any(audit.functions for audit in audits):
+        raise BinaryInputError(f"--func: {args.func!r} matches no function in {', '.join(map(str, paths))}")
+    families = selected_families(args)
+    verbose = bool(getattr(args, "verbose", False))
+    baseline = getattr(args, "baseline_lib", None)
+    if baseline:
+        return _gate(baseline, audits, settings, accept, families)
+    audit_mode = any(getattr(args, name, False) for name in ("spills", "promotions", "division", "strict"))
+    if not audit_mode:
+        return _run_checks(audits, options, BINARY_CODES), ""
+    report = "".join(render_table(audit, families, verbose) for audit in audits)
+    if not getattr(args, "strict", False):
+        return [], report
+    codes = [code for family in families for code in FAMILY_CODES[family]] + ["HX205"]
+    if getattr(args, "max_inloop_sspills", None) is None:
+        codes = [code for code in codes if code != "HX202"]
+    return _run_checks(audits, options, tuple(codes)), report
+
+
+def _validate_pattern(pattern: str) -> None:
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        raise BinaryInputError(f"--dma-pattern: invalid regular expression {pattern!r} ({error})") from None
+
+
+def _run_checks(audits: list[LibraryAudit], options: dict[str, dict], codes: Sequence[str]) -> list[Diagnostic]:
+    checks = binary_checks()
+    return [diagnostic for audit in audits for code in codes for diagnostic in checks[code](audit, options[code])]
+
+
+def _gate(
+    baseline: str,
+    audits: list[LibraryAudit],
+    settings: AuditSettings,
+    accept: Callable[[str], bool] | None,
+    families: list[str],
+) -> tuple[list[Diagnostic], str]:
+    from hexlint.binary.gate import compare, regression_diagnostics, render_regressions
+
+    old = audit_library(baseline, settings, accept)
+    diagnostics: list[Diagnostic] = []
+    report = []
+    for audit in audits:
+        regressions = compare(old, audit, [*families, "dma"])
+        diagnostics += regression_diagnostics(old, audit, regressions)
+        report.append(render_regressions(old, audit, regressions))
+    return diagnostics, "".join(report)
+
+
+def _error(message: str, stderr: TextIO | None = None) -> int:
+    (stderr or sys.stderr).write(f"hexlint: {message}\n")
+    return 2
+
+
+def run_disasm(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    from hexlint.binary.disasm import render_disassembly
+
+    stdout = stdout or sys.stdout
+    paths = [str(path) for path in getattr(args, "paths", None) or []]
+    if not paths:
+        return _error("--disasm: give the library to disassemble (hexlint --disasm FUNC LIB.so)", stderr)
+    try:
+        pattern = re.compile(args.disasm)
+    except re.error as error:
+        return _error(f"--disasm: invalid regular expression {args.disasm!r} ({error})", stderr)
+    exact = args.disasm
+    found = False
+    for path in paths:
+        try:
+            image = load_elf(path)
+        except ElfError as error:
+            return _error(str(error), stderr)
+        names = {function.name for function in image.functions}
+
+        def accept(name: str, names: set[str] = names) -> bool:
+            return name == exact if exact in names else pattern.search(name) is not None
+
+        audit = audit_image(image, settings_from_options(rule_options({}, args)), accept)
+        if not audit.functions:
+            continue
+        found = True
+        stdout.write(render_disassembly(audit, getattr(args, "objdump", None)))
+    if not found:
+        return _error(f"--disasm: {args.disasm!r} matches no function in {', '.join(paths)}", stderr)
+    return 0
+
+
+def run_addr2line(
+    args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO | None = None, stderr: TextIO | None = None
+) -> int:
+    from hexlint.binary.addr2line import AddressError, resolve_lines
+
+    stdout = stdout or sys.stdout
+    items = list(args.addr2line or [])
+    libraries = [str(path) for path in getattr(args, "paths", None) or []]
+    libraries += [item for item in items if item != "-" and Path(item).is_file()]
+    addresses = [item for item in items if item not in libraries]
+    if not libraries:
+        return _error("--addr2line: give the library to resolve against (hexlint --addr2line ADDR... LIB.so)", stderr)
+    if len(libraries) > 1:
+        return _error(f"--addr2line: one library at a time, got {', '.join(libraries)}", stderr)
+    text = None
+    if "-" in addresses:
+        if stdin is None:
+            return _error("--addr2line -: no standard input", stderr)
+        text = stdin.read()
+        addresses = [address for address in addresses if address != "-"]
+    try:
+        image = load_elf(libraries[0])
+        stdout.write(resolve_lines(image, addresses, text))
+    except ElfError as error:
+        return _error(str(error), stderr)
+    except AddressError as error:
+        return _error(f"--addr2line: {error}", stderr)
+    return 0

@@ -1,0 +1,29 @@
+"""HX205 hvx-in-dma-worker: a DMA worker function (name matches dma_pattern) executes HVX instructions."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from hexlint.binary.audit import LibraryAudit
+from hexlint.binary.findings import make_diagnostic, option_int, plural
+from hexlint.core import Diagnostic
+
+CODE = "HX205"
+
+
+def check(audit: LibraryAudit, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
+    threshold = option_int(options, "max_dma_vec_ops", 0)
+    pattern = options.get("dma_pattern") or audit.settings.dma_pattern
+    matcher = re.compile(pattern)
+    for function in audit.functions:
+        if not matcher.search(function.name) or function.hvx_instructions <= threshold:
+            continue
+        message = (
+            f"DMA worker `{function.name}` executes {plural(function.hvx_instructions, 'HVX instruction')} "
+            f"(allowed {threshold}); move the vector work to the compute threads and keep DMA workers to "
+            "dma_queue_push/pop so they never contend for HVX contexts"
+        )
+        address = function.first_hvx_address if function.first_hvx_address is not None else function.address
+        yield make_diagnostic(CODE, audit, function, address, message, "hvx-in-dma-worker")

@@ -1,0 +1,265 @@
+"""DWARF line tables and inlined frames (DWARF 4 and 5), built lazily from an ElfImage.
+
+`DebugInfo(image).location(address)` is the line-table answer (what `llvm-addr2line` prints without -i);
+`DebugInfo(image).frames(address)` adds the inlined call chain, innermost first, like `llvm-addr2line -f -i`.
+A relocatable object whose DWARF needs R_HEX relocations pyelftools cannot apply (it raises on R_HEX_32) falls
+back to no line information, as does any file whose DWARF is corrupt: the audit never fails because of debug info.
+"""
+
+from __future__ import annotations
+
+import io
+import os.path
+from bisect import bisect_right
+from dataclasses import dataclass
+from typing import Any
+
+from elftools.elf.elffile import ELFFile
+
+from hexlint.elf.reader import ElfImage
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    file: str
+    line: int
+    column: int = 0
+
+
+@dataclass(frozen=True)
+class SourceFrame:
+    """One frame of an address: the function (inlined or not) and where in the source it is."""
+
+    function: str | None
+    location: SourceLocation | None
+
+
+@dataclass(frozen=True)
+class _Row:
+    address: int
+    end_sequence: bool
+    location: SourceLocation | None
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """A subprogram or inlined subroutine: its address ranges, name, call site, and nested inlined scopes."""
+
+    name: str | None
+    ranges: tuple[tuple[int, int], ...]
+    call_site: SourceLocation | None
+    children: tuple[_Scope, ...]
+
+    def contains(self, address: int) -> bool:
+        return any(low <= address < high for low, high in self.ranges)
+
+
+class DebugInfo:
+    """Lazy DWARF reader; `available` is False when the file has no usable line information."""
+
+    def __init__(self, image: ElfImage) -> None:
+        self._image = image
+        self._dwarf: Any = None
+        self._rows: list[_Row] | None = None
+        self._row_addresses: list[int] = []
+        self._scopes: list[_Scope] | None = None
+        self.error: str | None = None
+
+    @property
+    def available(self) -> bool:
+        return bool(self._line_rows())
+
+    def location(self, address: int) -> SourceLocation | None:
+        rows = self._line_rows()
+        index = bisect_right(self._row_addresses, address) - 1
+        if index < 0:
+            return None
+        row = rows[index]
+        return None if row.end_sequence else row.location
+
+    def frames(self, address: int) -> tuple[SourceFrame, ...]:
+        """Innermost frame first; the outer frames carry their call-site locations."""
+        chain = self._scope_chain(address)
+        if not chain:
+            function = self._image.function_at(address)
+            return (SourceFrame(function.name if function else None, self.location(address)),)
+        frames = []
+        location = self.location(address)
+        for scope in reversed(chain):
+            frames.append(SourceFrame(scope.name, location))
+            location = scope.call_site
+        return tuple(frames)
+
+    def _dwarf_info(self) -> Any:
+        if self._dwarf is None and self.error is None:
+            if not self._image.has_debug_info:
+                self.error = "no DWARF debug information"
+                return None
+            try:
+                elf = ELFFile(io.BytesIO(self._image.raw))
+                self._dwarf = elf.get_dwarf_info()
+            except Exception as error:  # R_HEX_32 in a .o's DWARF, or corrupt DWARF: audit without lines
+                self.error = f"unreadable DWARF ({error})"
+        return self._dwarf
+
+    def _line_rows(self) -> list[_Row]:
+        if self._rows is not None:
+            return self._rows
+        rows: list[_Row] = []
+        dwarf = self._dwarf_info()
+        # Relocatable objects with several code sections have overlapping section-relative line addresses.
+        ambiguous = self._image.is_relocatable and len(self._image.code_sections) > 1
+        if dwarf is not None and not ambiguous:
+            try:
+                for unit in dwarf.iter_CUs():
+                    rows.extend(_unit_rows(dwarf, unit))
+            except Exception as error:
+                self.error = f"unreadable DWARF line table ({error})"
+                rows = []
+        rows.sort(key=lambda row: (row.address, not row.end_sequence))
+        self._rows = rows
+        self._row_addresses = [row.address for row in rows]
+        return rows
+
+    def _scope_chain(self, address: int) -> list[_Scope]:
+        if self._scopes is None:
+            self._scopes = []
+            dwarf = self._dwarf_info()
+            if dwarf is not None and self._line_rows():
+                try:
+                    for unit in dwarf.iter_CUs():
+                        self._scopes.extend(_unit_scopes(dwarf, unit))
+                except Exception as error:
+                    self.error = f"unreadable DWARF debug info ({error})"
+        chain: list[_Scope] = []
+        scopes: tuple[_Scope, ...] | list[_Scope] = self._scopes
+        while True:
+            inner = next((scope for scope in scopes if scope.contains(address)), None)
+            if inner is None:
+                return chain
+            chain.append(inner)
+            scopes = inner.children
+
+
+def _unit_rows(dwarf: Any, unit: Any) -> list[_Row]:
+    program = dwarf.line_program_for_CU(unit)
+    if program is None:
+        return []
+    version = program.header["version"]
+    top = unit.get_top_DIE()
+    compilation_dir = _text(top.attributes.get("DW_AT_comp_dir"))
+    files = _file_names(program, version, compilation_dir)
+    rows = []
+    for entry in program.get_entries():
+        state = entry.state
+        if state is None:
+            continue
+        location = SourceLocation(files.get(state.file, "??"), state.line, state.column)
+        rows.append(_Row(state.address, bool(state.end_sequence), location))
+    return rows
+
+
+def _file_names(program: Any, version: int, compilation_dir: str) -> dict[int, str]:
+    directories = [_text(directory) for directory in program.header["include_directory"]]
+    entries = program.header["file_entry"]
+    # DWARF 5 numbers files and directories from 0 (entry 0 = the CU's own); DWARF 4 from 1 (dir 0 = comp dir).
+    first = 0 if version >= 5 else 1
+    names = {}
+    for offset, entry in enumerate(entries):
+        directory_index = entry["dir_index"]
+        if version >= 5:
+            directory = directories[directory_index] if directory_index < len(directories) else ""
+        else:
+            directory = directories[directory_index - 1] if 0 < directory_index <= len(directories) else ""
+        name = _text(entry["name"])
+        path = os.path.join(directory, name) if directory else name
+        if not os.path.isabs(path) and compilation_dir:
+            path = os.path.join(compilation_dir, path)
+        names[offset + first] = os.path.normpath(path)
+    return names
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    raw = getattr(value, "value", value)
+    return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+
+
+def _unit_scopes(dwarf: Any, unit: Any) -> list[_Scope]:
+    top = unit.get_top_DIE()
+    files = _call_files(dwarf, unit)
+    return [scope for child in top.iter_children() for scope in _scopes_of(dwarf, unit, child, files)]
+
+
+def _call_files(dwarf: Any, unit: Any) -> dict[int, str]:
+    program = dwarf.line_program_for_CU(unit)
+    if program is None:
+        return {}
+    compilation_dir = _text(unit.get_top_DIE().attributes.get("DW_AT_comp_dir"))
+    return _file_names(program, program.header["version"], compilation_dir)
+
+
+def _scopes_of(dwarf: Any, unit: Any, die: Any, files: dict[int, str]) -> list[_Scope]:
+    """Subprograms and inlined subroutines with code, nested; lexical blocks and namespaces are looked through."""
+    if die.tag in ("DW_TAG_subprogram", "DW_TAG_inlined_subroutine"):
+        ranges = _ranges(dwarf, unit, die)
+        if not ranges:
+            return []
+        children = tuple(scope for child in die.iter_children() for scope in _scopes_of(dwarf, unit, child, files))
+        call_site = None
+        if die.tag == "DW_TAG_inlined_subroutine" and "DW_AT_call_line" in die.attributes:
+            call_file = die.attributes.get("DW_AT_call_file")
+            call_site = SourceLocation(
+                files.get(call_file.value, "??") if call_file else "??",
+                die.attributes["DW_AT_call_line"].value,
+                die.attributes["DW_AT_call_column"].value if "DW_AT_call_column" in die.attributes else 0,
+            )
+        return [_Scope(_die_name(die), ranges, call_site, children)]
+    if die.tag in ("DW_TAG_lexical_block", "DW_TAG_namespace", "DW_TAG_class_type", "DW_TAG_structure_type"):
+        return [scope for child in die.iter_children() for scope in _scopes_of(dwarf, unit, child, files)]
+    return []
+
+
+def _die_name(die: Any, depth: int = 0) -> str | None:
+    for attribute in ("DW_AT_name", "DW_AT_linkage_name", "DW_AT_MIPS_linkage_name"):
+        if attribute in die.attributes:
+            return _text(die.attributes[attribute])
+    for reference in ("DW_AT_abstract_origin", "DW_AT_specification"):
+        if reference in die.attributes and depth < 4:
+            return _die_name(die.get_DIE_from_attribute(reference), depth + 1)
+    return None
+
+
+def _ranges(dwarf: Any, unit: Any, die: Any) -> tuple[tuple[int, int], ...]:
+    attributes = die.attributes
+    if "DW_AT_low_pc" in attributes and "DW_AT_high_pc" in attributes:
+        low = attributes["DW_AT_low_pc"].value
+        high_attribute = attributes["DW_AT_high_pc"]
+        # DWARF 4+: a constant-class high_pc is a length, an address-class one is an address.
+        is_length = high_attribute.form.startswith("DW_FORM_data") or high_attribute.form == "DW_FORM_udata"
+        high = low + high_attribute.value if is_length else high_attribute.value
+        return ((low, high),) if high > low else ()
+    if "DW_AT_ranges" not in attributes:
+        return ()
+    lists = dwarf.range_lists()
+    if lists is None:
+        return ()
+    base = _unit_base(unit)
+    result = []
+    for entry in lists.get_range_list_at_offset(attributes["DW_AT_ranges"].value, cu=unit):
+        if hasattr(entry, "base_address"):
+            base = entry.base_address
+            continue
+        low, high = entry.begin_offset, entry.end_offset
+        if not getattr(entry, "is_absolute", False):
+            low, high = low + base, high + base
+        if high > low:
+            result.append((low, high))
+    return tuple(result)
+
+
+def _unit_base(unit: Any) -> int:
+    top = unit.get_top_DIE()
+    low = top.attributes.get("DW_AT_low_pc")
+    return low.value if low is not None else 0

@@ -1,0 +1,286 @@
+"""Read a Hexagon ELF (shared object, executable or relocatable object) into plain frozen data.
+
+What the audit needs and nothing more: executable sections with their bytes, function symbols (local duplicates such
+as `hvx_exp_f32.124` included), PLT stubs resolved to the helper they jump to (`.rela.plt`), call relocations of
+relocatable objects, the CPU version (`e_flags & 0xff`) and whether DWARF is present. pyelftools is imported here
+and in dwarf.py only; every error it raises becomes one `ElfError` whose text is `path: reason`.
+"""
+
+from __future__ import annotations
+
+import io
+from bisect import bisect_right
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+
+from elftools.elf.elffile import ELFFile
+from elftools.elf.sections import SymbolTableSection
+
+HEXAGON_MACHINE = "EM_QDSP6"
+SHF_EXECINSTR = 0x4
+SHF_ALLOC = 0x2
+# lld and GNU ld both lay out the Hexagon PLT as a 32-byte header then one 16-byte stub per .rela.plt entry.
+PLT_HEADER_SIZE = 32
+PLT_ENTRY_SIZE = 16
+# Sections of a relocatable object all start at 0: give each a distinct synthetic base, as a linker would.
+RELOCATABLE_SECTION_ALIGN = 0x100
+
+
+class ElfError(ValueError):
+    """A file that cannot be audited; str() is the one-line `path: reason` the CLI prints."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class CodeSection:
+    name: str
+    address: int
+    data: bytes
+
+
+@dataclass(frozen=True)
+class FunctionSymbol:
+    name: str
+    address: int
+    size: int
+    is_local: bool = False
+    # True when the symbol table had no size and the extent was inferred from the next symbol.
+    size_inferred: bool = False
+
+    @property
+    def end(self) -> int:
+        return self.address + self.size
+
+
+@dataclass(frozen=True)
+class ElfImage:
+    path: str
+    machine: str
+    cpu: int
+    is_relocatable: bool
+    code_sections: tuple[CodeSection, ...]
+    functions: tuple[FunctionSymbol, ...]
+    plt_stubs: Mapping[int, str] = field(default_factory=dict)
+    # Relocatable objects only: address of a relocated instruction word -> symbol it refers to.
+    relocation_symbols: Mapping[int, str] = field(default_factory=dict)
+    has_debug_info: bool = False
+    has_symbols: bool = True
+    raw: bytes = field(default=b"", repr=False, compare=False)
+
+    @property
+    def cpu_name(self) -> str:
+        return f"hexagonv{self.cpu:x}" if self.cpu else "hexagon"
+
+    def function_at(self, address: int) -> FunctionSymbol | None:
+        """The function whose extent holds `address` (innermost start wins)."""
+        starts = [function.address for function in self.functions]
+        index = bisect_right(starts, address) - 1
+        while index >= 0:
+            candidate = self.functions[index]
+            if candidate.address <= address < candidate.end:
+                return candidate
+            if address - candidate.address > 1 << 20:
+                break
+            index -= 1
+        return None
+
+    def section_at(self, address: int) -> CodeSection | None:
+        for section in self.code_sections:
+            if section.address <= address < section.address + len(section.data):
+                return section
+        return None
+
+    def name_of_target(self, target: int | None, instruction_address: int | None = None) -> str | None:
+        """The helper or function a call/jump reaches: relocation symbol, PLT helper, or function symbol."""
+        if instruction_address is not None and instruction_address in self.relocation_symbols:
+            return self.relocation_symbols[instruction_address]
+        if target is None:
+            return None
+        if target in self.plt_stubs:
+            return self.plt_stubs[target]
+        function = self.function_at(target)
+        if function is not None and function.address == target:
+            return function.name
+        return None
+
+
+def load_elf(path: str | Path) -> ElfImage:
+    """Read `path`; raise ElfError (one line, naming the file) for anything that is not an auditable Hexagon ELF."""
+    name = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise ElfError(name, error.strerror or str(error)) from None
+    return read_elf_bytes(name, data)
+
+
+def read_elf_bytes(name: str, data: bytes) -> ElfImage:
+    if not data.startswith(b"\x7fELF"):
+        raise ElfError(name, "not an ELF file")
+    try:
+        return _read(name, data)
+    except ElfError:
+        raise
+    # pyelftools raises many types on corrupt input (its own ELFError, struct.error, ValueError, IndexError, ...).
+    except Exception as error:
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ElfError(name, f"corrupt or truncated ELF ({reason})") from None
+
+
+def _read(name: str, data: bytes) -> ElfImage:
+    elf = ELFFile(io.BytesIO(data))
+    machine = elf.header["e_machine"]
+    if machine != HEXAGON_MACHINE:
+        raise ElfError(name, f"not a Hexagon ELF (machine {machine})")
+    is_relocatable = elf.header["e_type"] == "ET_REL"
+    sections = list(elf.iter_sections())
+    bases = _section_bases(sections, is_relocatable)
+    code_sections = tuple(
+        CodeSection(section.name, bases[index], section.data())
+        for index, section in enumerate(sections)
+        if _is_code(section) and section.name != ".plt"
+    )
+    if not code_sections:
+        raise ElfError(name, "no executable code (.text is missing or empty)")
+    for section in code_sections:
+        if section.address < 0:
+            raise ElfError(name, f"bad address for section {section.name}")
+    functions, has_symbols = _functions(elf, sections, bases, code_sections)
+    return ElfImage(
+        path=name,
+        machine=machine,
+        cpu=elf.header["e_flags"] & 0xFF,
+        is_relocatable=is_relocatable,
+        code_sections=code_sections,
+        functions=functions,
+        plt_stubs=MappingProxyType(_plt_stubs(elf)),
+        relocation_symbols=MappingProxyType(_relocation_symbols(elf, sections, bases) if is_relocatable else {}),
+        has_debug_info=elf.get_section_by_name(".debug_info") is not None,
+        has_symbols=has_symbols,
+        raw=data,
+    )
+
+
+def _is_code(section: object) -> bool:
+    header = section.header  # type: ignore[attr-defined]
+    return bool(header["sh_flags"] & SHF_EXECINSTR) and header["sh_type"] == "SHT_PROGBITS" and header["sh_size"] > 0
+
+
+def _section_bases(sections: list, is_relocatable: bool) -> list[int]:
+    if not is_relocatable:
+        return [section["sh_addr"] for section in sections]
+    bases, cursor = [], 0
+    for section in sections:
+        if _is_code(section):
+            bases.append(cursor)
+            cursor = _align_up(cursor + section["sh_size"], RELOCATABLE_SECTION_ALIGN)
+        else:
+            bases.append(0)
+    return bases
+
+
+def _align_up(value: int, alignment: int) -> int:
+    return (value + alignment - 1) // alignment * alignment
+
+
+def _functions(
+    elf: ELFFile, sections: list, bases: list[int], code_sections: tuple[CodeSection, ...]
+) -> tuple[tuple[FunctionSymbol, ...], bool]:
+    table = elf.get_section_by_name(".symtab") or elf.get_section_by_name(".dynsym")
+    found: dict[tuple[str, int], FunctionSymbol] = {}
+    if isinstance(table, SymbolTableSection):
+        for symbol in table.iter_symbols():
+            if symbol["st_info"]["type"] != "STT_FUNC" or not symbol.name:
+                continue
+            index = symbol["st_shndx"]
+            if not isinstance(index, int) or index >= len(sections) or not _is_code(sections[index]):
+                continue
+            base = bases[index] if elf.header["e_type"] == "ET_REL" else 0
+            address = base + symbol["st_value"]
+            key = (symbol.name, address)
+            found[key] = FunctionSymbol(
+                name=symbol.name,
+                address=address,
+                size=symbol["st_size"],
+                is_local=symbol["st_info"]["bind"] == "STB_LOCAL",
+            )
+    functions = sorted(found.values(), key=lambda function: (function.address, function.name))
+    functions = _infer_missing_sizes(functions, code_sections)
+    if functions:
+        return tuple(functions), True
+    # Stripped: audit each code section as one pseudo-function so the user still gets a (coarse) answer.
+    return tuple(
+        FunctionSymbol(f"<{section.name}>", section.address, len(section.data), True, True) for section in code_sections
+    ), False
+
+
+def _infer_missing_sizes(
+    functions: list[FunctionSymbol], code_sections: tuple[CodeSection, ...]
+) -> list[FunctionSymbol]:
+    result = []
+    for index, function in enumerate(functions):
+        if function.size > 0:
+            result.append(function)
+            continue
+        section_end = next(
+            (s.address + len(s.data) for s in code_sections if s.address <= function.address < s.address + len(s.data)),
+            function.address,
+        )
+        later = [f.address for f in functions[index + 1 :] if f.address > function.address]
+        end = min([section_end, *later[:1]])
+        if end > function.address:
+            result.append(
+                FunctionSymbol(function.name, function.address, end - function.address, function.is_local, True)
+            )
+    return result
+
+
+def _plt_stubs(elf: ELFFile) -> dict[int, str]:
+    plt = elf.get_section_by_name(".plt")
+    relocations = elf.get_section_by_name(".rela.plt")
+    if plt is None or relocations is None or not hasattr(relocations, "iter_relocations"):
+        return {}
+    symbols = elf.get_section(relocations["sh_link"])
+    stubs: dict[int, str] = {}
+    capacity = max(0, (plt["sh_size"] - PLT_HEADER_SIZE) // PLT_ENTRY_SIZE)
+    for index, relocation in enumerate(relocations.iter_relocations()):
+        if index >= capacity:
+            break
+        symbol_index = relocation["r_info_sym"]
+        if not isinstance(symbols, SymbolTableSection) or symbol_index >= symbols.num_symbols():
+            continue
+        helper = symbols.get_symbol(symbol_index).name
+        if helper:
+            stubs[plt["sh_addr"] + PLT_HEADER_SIZE + index * PLT_ENTRY_SIZE] = helper
+    return stubs
+
+
+def _relocation_symbols(elf: ELFFile, sections: list, bases: list[int]) -> dict[int, str]:
+    """In a .o, calls to helpers are unresolved (target 0): the relocation names the helper instead."""
+    result: dict[int, str] = {}
+    for section in sections:
+        if section["sh_type"] != "SHT_RELA" or not hasattr(section, "iter_relocations"):
+            continue
+        target_index = section["sh_info"]
+        if target_index >= len(sections) or not _is_code(sections[target_index]):
+            continue
+        symbols = elf.get_section(section["sh_link"])
+        if not isinstance(symbols, SymbolTableSection):
+            continue
+        for relocation in section.iter_relocations():
+            symbol_index = relocation["r_info_sym"]
+            if symbol_index >= symbols.num_symbols():
+                continue
+            symbol = symbols.get_symbol(symbol_index)
+            name = symbol.name
+            if symbol["st_info"]["type"] == "STT_SECTION" and isinstance(symbol["st_shndx"], int):
+                name = sections[symbol["st_shndx"]].name if symbol["st_shndx"] < len(sections) else ""
+            if name:
+                result[bases[target_index] + relocation["r_offset"]] = name
+    return result
