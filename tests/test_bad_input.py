@@ -1,0 +1,157 @@
+"""Bad input: each case is a finding (HX002) or one line on stderr naming the file or option with exit 2.
+
+Never a traceback, and a lint run without --fix writes nothing to the tree it lints.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+from pathlib import Path
+
+import pytest
+
+
+def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
+    return {
+        str(path): (path.read_bytes(), path.stat().st_mtime_ns)
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and not path.is_fifo()
+    }
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def one_line_error(run, named: str) -> None:
+    assert run.status == 2, run
+    assert run.stdout == ""
+    assert run.stderr.count("\n") == 1, run.stderr
+    assert run.stderr.startswith("hexlint: error: ")
+    assert named in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_syntax_error_is_hx002_naming_the_first_error(tree: Path, hexlint_cli) -> None:
+    (tree / "htp").mkdir()
+    (tree / "htp" / "k.c").write_text("static int f(int x) {\n    return x + 1\n}\nint g( {\n")
+    before = snapshot(tree)
+    run = hexlint_cli("htp/k.c")
+    assert run.status == 1
+    (line,) = run.stdout.splitlines()
+    assert line.startswith("htp/k.c:2:17: HX002 [parse-error] clang error: expected ';'")
+    assert "more error" in line
+    assert snapshot(tree) == before
+
+
+def test_missing_header_is_reported_once_per_header(tree: Path, hexlint_cli) -> None:
+    (tree / "a.h").write_text('#include "nowhere.h"\n')
+    (tree / "k.c").write_text('#include "nowhere.h"\n#include "a.h"\n#include "also-missing.h"\nint x;\n')
+    run = hexlint_cli("k.c")
+    assert run.status == 1
+    lines = run.stdout.splitlines()
+    assert len(lines) == 2, lines
+    assert sum("'nowhere.h' not found" in line for line in lines) == 1
+    assert sum("'also-missing.h' not found" in line for line in lines) == 1
+
+
+def test_non_utf8_bytes_do_not_break_anything(tree: Path, hexlint_cli) -> None:
+    data = b'/* caf\xe9 \xff\xfe */\nstatic const char *s = "\xe9";  // hexlint: ignore[HX110] lat\xe9n-1 reason\n'
+    (tree / "latin1.c").write_bytes(data)
+    before = snapshot(tree)
+    for output in ("text", "json", "sarif", "github"):
+        run = hexlint_cli("--format", output, "latin1.c")
+        assert run.status in (0, 1), run.stderr
+        assert "Traceback" not in run.stderr
+    assert snapshot(tree) == before
+
+
+def test_empty_file_is_clean(tree: Path, hexlint_cli) -> None:
+    (tree / "empty.c").write_bytes(b"")
+    (tree / "empty.h").write_bytes(b"")
+    run = hexlint_cli("empty.c", "empty.h")
+    assert (run.status, run.stdout) == (0, "")
+
+
+def test_directory_with_nothing_to_lint_is_an_error_naming_it(tree: Path, hexlint_cli) -> None:
+    (tree / "docs").mkdir()
+    (tree / "docs" / "notes.txt").write_text("nothing here")
+    one_line_error(hexlint_cli("docs"), "docs")
+
+
+def test_nonexistent_path(tree: Path, hexlint_cli) -> None:
+    one_line_error(hexlint_cli("missing.c"), "missing.c")
+
+
+def test_fifo_is_refused_without_blocking(tree: Path, hexlint_cli) -> None:
+    os.mkfifo(tree / "pipe.c")
+    one_line_error(hexlint_cli("pipe.c"), "pipe.c: not a regular file")
+
+
+def test_unreadable_file_by_permissions(tree: Path, hexlint_cli) -> None:
+    secret = tree / "secret.c"
+    secret.write_text("int a;\n")
+    secret.chmod(0)
+    try:
+        if os.access(secret, os.R_OK):
+            pytest.skip("running as root: permissions do not stop reads (the next test simulates the failure)")
+        one_line_error(hexlint_cli("secret.c"), "secret.c")
+    finally:
+        secret.chmod(0o644)
+
+
+def test_unreadable_file_simulated_read_failure(tree: Path, monkeypatch, hexlint_cli) -> None:
+    """Root reads anything, so make open() fail for this one file the way EACCES would."""
+    (tree / "secret.c").write_text("int a;\n")
+    real_open = builtins.open
+
+    def failing_open(file, *args, **kwargs):
+        if str(file).endswith("secret.c"):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", failing_open)
+    one_line_error(hexlint_cli("secret.c"), "secret.c: cannot read: Permission denied")
+
+
+def test_config_with_unknown_key(tree: Path, hexlint_cli) -> None:
+    (tree / "hexlint.toml").write_text('select = ["HX0"]\nfrobnicate = true\n')
+    (tree / "k.c").write_text("int a;\n")
+    one_line_error(hexlint_cli("k.c"), "frobnicate")
+
+
+def test_select_of_an_unknown_rule(tree: Path, hexlint_cli) -> None:
+    (tree / "k.c").write_text("int a;\n")
+    one_line_error(hexlint_cli("--select", "HX1234", "k.c"), "--select: unknown rule `HX1234`")
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("garbage.so", b"this is not an ELF file at all"),
+        ("truncated.so", b"\x7fELF\x01\x01"),
+        ("empty.o", b""),
+    ],
+)
+def test_broken_binaries_never_give_a_traceback(tree: Path, hexlint_cli, name: str, data: bytes) -> None:
+    (tree / name).write_bytes(data)
+    run = hexlint_cli(name)
+    assert "Traceback" not in run.stderr
+    if run.status == 2:
+        assert run.stderr.count("\n") == 1 and name in run.stderr
+    else:
+        assert run.status in (0, 1)
+
+
+def test_bad_input_mixed_with_good_never_writes(tree: Path, hexlint_cli) -> None:
+    (tree / "good.c").write_text("#define A(x) \\\n  (x)\nint a;\n")
+    (tree / "bad.c").write_text("int f( {\n")
+    (tree / "crlf.c").write_bytes(b"#define B(x)   \\ \r\n  (x)\r\n")
+    before = snapshot(tree)
+    for arguments in ((".",), ("--diff", "."), ("--format", "sarif", "."), ("--statistics", ".")):
+        run = hexlint_cli(*arguments)
+        assert "Traceback" not in run.stderr
+    assert snapshot(tree) == before
