@@ -34,4 +34,6 @@ def check(audit: LibraryAudit, options: Mapping[str, Any]) -> Iterator[Diagnosti
             if loop is not None:
                 counts[loop] = counts.get(loop, 0) + 1
         related = loop_related(audit, function, {header: plural(n, "promotion") for header, n in counts.items()})
-        yield make_diagnostic(CODE, audit, function, places[0][0], message, "float-promotion", related)
+        # Point at the first promotion inside a loop when there is one: that is the one worth fixing first.
+        address = next((where for where, loop, _what in places if loop is not None), places[0][0])
+        yield make_diagnostic(CODE, audit, function, address, message, "float-promotion", related)

@@ -67,6 +67,14 @@ class FunctionCfg:
         header = self.innermost_loop_by_packet.get(packet_address)
         return None if header is None else self.loop(header)
 
+    def loop_at(self, address: int) -> Loop | None:
+        """The innermost loop holding the instruction at `address` (any word of a packet)."""
+        block = self.block_at(address)
+        if block is None:
+            return None
+        index = bisect_right([packet.address for packet in self.packets], address) - 1
+        return self.innermost_loop(self.packets[index].address) if index >= 0 else None
+
     def block_at(self, address: int) -> BasicBlock | None:
         index = bisect_right([block.start for block in self.blocks], address) - 1
         if index >= 0 and self.blocks[index].start <= address < self.blocks[index].end:

@@ -1,0 +1,160 @@
+"""Spill slots vs stack arrays, in loop vs frame set-up, round trips: the audit on hand-built packets."""
+
+from __future__ import annotations
+
+from test_binary_support import add_imm, call, insn, jump, load, loop_setup, nop, other_write, packet, ret, store
+
+from hexlint.binary.audit import AuditSettings, audit_function
+from hexlint.elf import FunctionSymbol
+from hexlint.hexagon.decode import RegisterWrite
+
+
+def audit(packets, name="kernel"):
+    end = packets[-1].address + packets[-1].size
+    symbol = FunctionSymbol(name, packets[0].address, end - packets[0].address)
+    return audit_function(symbol, packets, None, AuditSettings())
+
+
+def hardware_loop(body_packets, start=0x200):
+    """loop0 set-up at 0x100, body from `start`, last body packet carries :endloop0, then return."""
+    first = body_packets[0].address
+    assert first == start
+    *head, last = body_packets
+    tail = packet(last.address, *last.instructions, endloop=frozenset({0}))
+    after = last.address + last.size
+    return [packet(0x100, loop_setup(0x100, start)), *head, tail, packet(after, ret(after))]
+
+
+def test_vector_store_and_reload_of_a_constant_slot_in_a_loop_is_a_round_trip():
+    function = audit(hardware_loop([packet(0x200, store(0x200, "r29", 256)), packet(0x204, load(0x204, "r29", 256))]))
+    assert function.inloop_vector_spills == 2
+    assert function.inloop_scalar_spills == 0
+    (loop,) = function.loops
+    assert (loop.vector_spill_stores, loop.vector_reloads, loop.round_trips) == (1, 1, 1)
+    assert function.round_trips == 1
+
+
+def test_frame_setup_outside_loops_is_not_an_in_loop_spill():
+    packets = [
+        packet(0x100, store(0x100, "r29", 0, "r17:16", vector=False)),
+        packet(0x104, loop_setup(0x104, 0x108)),
+        packet(0x108, insn(0x108), endloop=frozenset({0})),
+        packet(0x10C, load(0x10C, "r29", 0, "r17:16", vector=False)),
+        packet(0x110, ret(0x110)),
+    ]
+    function = audit(packets)
+    assert function.inloop_scalar_spills == 0
+    assert function.frame_spills == 2
+
+
+def test_slot_through_a_register_derived_from_sp_is_a_spill():
+    packets = [
+        packet(0x100, add_imm(0x100, "r2", "r29", 128)),
+        packet(0x104, loop_setup(0x104, 0x108)),
+        packet(0x108, store(0x108, "r2", 0)),
+        packet(0x10C, load(0x10C, "r2", 0), endloop=frozenset({0})),
+        packet(0x110, ret(0x110)),
+    ]
+    function = audit(packets)
+    slots = {access.slot for access in function.stack_accesses}
+    assert slots == {("r29", 128)}
+    assert function.inloop_vector_spills == 2
+
+
+def test_pointer_moving_with_the_loop_index_is_a_stack_array_not_a_spill():
+    # r2 = sp + 128 before the loop, r2 += 128 in the loop: the header sees two offsets -> unknown -> array.
+    packets = [
+        packet(0x100, add_imm(0x100, "r2", "r29", 128), loop_setup(0x104, 0x108)),
+        packet(0x108, store(0x108, "r2", 0)),
+        packet(0x10C, add_imm(0x10C, "r2", "r2", 128), endloop=frozenset({0})),
+        packet(0x110, ret(0x110)),
+    ]
+    function = audit(packets)
+    assert function.inloop_vector_spills == 0
+    assert function.array_accesses == 1
+
+
+def test_register_indexed_and_post_increment_stack_accesses_are_array_accesses():
+    packets = hardware_loop(
+        [
+            packet(0x200, store(0x200, "r29", None, "r3", vector=False)),
+            packet(0x204, add_imm(0x204, "r4", "r29", 64)),
+            packet(0x208, load(0x208, "r4", 0, post_increment=True, increment=128)),
+            packet(0x20C, load(0x20C, "r4", 0)),
+        ]
+    )
+    function = audit(packets)
+    assert function.inloop_vector_spills == 0 and function.inloop_scalar_spills == 0
+    assert function.array_accesses == 3
+
+
+def test_non_constant_add_keeps_the_register_stack_derived_but_unknown():
+    packets = hardware_loop(
+        [
+            packet(0x200, add_imm(0x200, "r4", "r29", 64)),
+            packet(0x204, other_write(0x204, "r4", "r4")),
+            packet(0x208, store(0x208, "r4", 0)),
+        ]
+    )
+    function = audit(packets)
+    assert function.array_accesses == 1 and function.inloop_vector_spills == 0
+
+
+def test_instructions_of_one_packet_read_registers_from_before_the_packet():
+    # { r2 = add(r29,#8); memw(r2+#0) = r3 }: the store uses the OLD r2, which is not stack-derived.
+    packets = [
+        packet(0x100, add_imm(0x100, "r2", "r29", 8), store(0x104, "r2", 0, "r3", vector=False)),
+        packet(0x108, store(0x108, "r2", 0, "r3", vector=False)),
+        packet(0x10C, ret(0x10C)),
+    ]
+    function = audit(packets)
+    assert [access.address for access in function.stack_accesses] == [0x108]
+
+
+def test_calls_and_loads_kill_derived_registers():
+    packets = [
+        packet(0x100, add_imm(0x100, "r2", "r29", 8), add_imm(0x104, "r17", "r29", 16)),
+        packet(0x108, call(0x108, 0x900)),
+        packet(0x10C, store(0x10C, "r2", 0, "r3", vector=False)),  # r2 is caller-saved: clobbered by the call
+        packet(0x110, store(0x110, "r17", 0, "r3", vector=False)),  # r17 is callee-saved: still sp+16
+        packet(0x114, load(0x114, "r8", 0, "r17", vector=False)),  # r17 = memw(...): no longer derived
+        packet(0x118, store(0x118, "r17", 0, "r3", vector=False)),
+        packet(0x11C, ret(0x11C)),
+    ]
+    function = audit(packets)
+    assert [(access.address, access.slot) for access in function.stack_accesses] == [(0x110, ("r29", 16))]
+
+
+def test_copy_of_sp_and_chained_adds_keep_the_offset():
+    copy = insn(0x100, "r5 = r29", writes=(RegisterWrite("r5", "copy", "r29"),))
+    packets = [
+        packet(0x100, copy),
+        packet(0x104, add_imm(0x104, "r6", "r5", 32)),
+        packet(0x108, store(0x108, "r6", -8, "r1", vector=False)),
+        packet(0x10C, ret(0x10C)),
+    ]
+    (access,) = audit(packets).stack_accesses
+    assert access.slot == ("r29", 24)
+
+
+def test_branch_loop_spills_are_counted_per_loop_and_nested_loops_roll_up():
+    packets = [
+        nop(0x100),
+        packet(0x104, store(0x104, "r29", 0, "r3", vector=False), loop_setup(0x108, 0x10C)),  # outer body
+        packet(0x10C, store(0x10C, "r29", 128)),  # inner hardware loop
+        packet(0x110, load(0x110, "r29", 128), endloop=frozenset({0})),
+        packet(0x114, load(0x114, "r29", 0, "r3", vector=False), jump(0x118, 0x104, conditional=True)),
+        packet(0x11C, ret(0x11C)),
+    ]
+    function = audit(packets)
+    outer, inner = function.loops
+    assert (inner.vector_spills, inner.scalar_spills) == (2, 0)
+    assert (outer.vector_spills, outer.scalar_spills, outer.round_trips) == (2, 2, 2)
+    assert function.inloop_vector_spills == 2 and function.inloop_scalar_spills == 2
+
+
+def test_scalar_and_vector_spills_are_told_apart():
+    function = audit(
+        hardware_loop([packet(0x200, store(0x200, "r30", -8, "r1", vector=False), store(0x204, "r29", 384))])
+    )
+    assert function.inloop_scalar_spills == 1 and function.inloop_vector_spills == 1
