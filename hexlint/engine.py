@@ -372,14 +372,19 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
     sources = {path: read_source(path) for path in source_paths}
     raw = run_text_rules(sources, rules, options)
     raw += run_source_rules(source_paths, rules, options, config, settings)
+    # Binaries are audited only when a binary rule is on (`--select HX1 .` on a build tree skips the .so files).
+    if not any(rule.kind == "binary" for rule in rules):
+        binary_paths = []
     binary_diagnostics, binary_report = run_binary_rules(binary_paths, options, settings)
     raw += binary_diagnostics
 
     enabled_codes = frozenset(rule.code for rule in rules)
     cache = _FileCache(sources)
+    # A header's problem reached through two TUs is one finding, not two.
+    unique = dict.fromkeys(normalize_paths(diagnostic) for diagnostic in raw)
     kept = [
-        with_fingerprint_text(normalize_paths(diagnostic), cache.read)
-        for diagnostic in raw
+        with_fingerprint_text(diagnostic, cache.read)
+        for diagnostic in unique
         if diagnostic.code in enabled_codes and not _code_ignored_for(diagnostic.span.path, diagnostic.code, config)
     ]
     ran_on_sources = frozenset(rule.code for rule in rules if rule.kind in ("text", "source", "tool"))
