@@ -113,22 +113,26 @@ def _cond_text(pred: int, sense_false: bool, new: bool) -> str:
     return f"if ({'!' if sense_false else ''}p{pred}{'.new' if new else ''}) "
 
 
-# load/store element types of the L2/S2 "io" families, by the 4-bit type field at bits 24:21
-_LOAD_TYPES: dict[int, tuple[str, int]] = {
-    8: ("memb", 1),
-    9: ("memub", 1),
-    10: ("memh", 2),
-    11: ("memuh", 2),
-    12: ("memw", 4),
-    14: ("memd", 8),
-    1: ("membh", 2),
-    3: ("memubh", 2),
-    5: ("memubh", 4),
-    7: ("membh", 4),
-    2: ("memh_fifo", 2),
-    4: ("memb_fifo", 1),
+# ---------------------------------------------------------------------------------------------------------------------
+# ICLASS decoders: (word, address, packet address, extender or None) -> Instruction
+
+# load element types by the 4-bit type field at bits 24:21 (L2 "io" and post-increment families); 3-bit type
+# fields elsewhere index the same table from 8 (000 memb, 001 memub, 010 memh, 011 memuh, 100 memw, 110 memd)
+_LOAD_TYPES: dict[int, tuple[str, int, bool]] = {  # mnemonic, bytes accessed, destination is a register pair
+    8: ("memb", 1, False),
+    9: ("memub", 1, False),
+    10: ("memh", 2, False),
+    11: ("memuh", 2, False),
+    12: ("memw", 4, False),
+    14: ("memd", 8, True),
+    1: ("membh", 2, False),
+    3: ("memubh", 2, False),
+    5: ("memubh", 4, True),
+    7: ("membh", 4, True),
+    2: ("memh_fifo", 2, True),
+    4: ("memb_fifo", 1, True),
 }
-# stores by the 3-bit type at bits 23:21 (1: memh of the high half, 5: new-value, sub-typed by bits 12:11)
+# store element types by the 3-bit type field at bits 23:21 (3: the high half of rT, 5: new-value, sub-typed)
 _STORE_TYPES: dict[int, tuple[str, int]] = {
     0: ("memb", 1),
     2: ("memh", 2),
@@ -136,29 +140,10 @@ _STORE_TYPES: dict[int, tuple[str, int]] = {
     4: ("memw", 4),
     6: ("memd", 8),
 }
-_NEW_STORE_TYPES: dict[int, tuple[str, int]] = {0: ("memb", 1), 1: ("memh", 2), 2: ("memw", 4)}
-
-
-def _load_dest(mnemonic: str, size: int, reg: int) -> str:
-    return _PAIR[reg] if size == 8 or (mnemonic in ("memubh", "membh") and size == 4) else _R[reg]
-
-
-def _load(
-    word: int, address: int, mnemonic: str, size: int, dest_reg: int, base: str, offset: int | None, ext: int | None
-) -> Instruction:
-    dest = _load_dest(mnemonic, size, dest_reg)
-    if mnemonic.endswith("_fifo"):
-        dest = _PAIR[dest_reg]
-    text = f"{dest} = {mnemonic}({base}+{_hash(offset or 0, ext)})"
-    return Instruction(
-        address,
-        word,
-        "LD",
-        mnemonic,
-        text,
-        memory=MemoryAccess(base, offset, False, False, size, register=dest),
-        writes=_writes_other(dest),
-    )
+_NEW_STORE_TYPES = (("memb", 1), ("memh", 2), ("memw", 4), None)
+_MEMOP_TYPES = (("memb", 1), ("memh", 2), ("memw", 4), None)
+_MEMOPS = ("+=", "-=", "&=", "|=")
+_MEMOPS_IMM = ("+=", "-=", "= clrbit", "= setbit")
 
 
 def _writes_other(dest: str) -> tuple[RegisterWrite, ...]:
@@ -168,75 +153,140 @@ def _writes_other(dest: str) -> tuple[RegisterWrite, ...]:
     return (RegisterWrite(dest, "other"),)
 
 
-# ---------------------------------------------------------------------------------------------------------------------
-# ICLASS decoders: (word, address, packet address, extender or None) -> Instruction
+def _post_write(base: str, inc: int | None) -> RegisterWrite:
+    return RegisterWrite(base, "add_imm", base, inc) if inc is not None else RegisterWrite(base, "other")
 
 
-def _decode_ext(word: int, address: int, packet: int, ext: int | None) -> Instruction:
-    value = (((word >> 16) & 0xFFF) << 14 | (word & 0x3FFF)) << 6
-    return Instruction(address, word, "EXT", "immext", f"immext(#{value})")
+def _addressing(base: str, offset: int | None, ext: int | None, post: bool, inc: int | None, index: str) -> str:
+    if post:
+        return f"{base}++#{inc}" if inc is not None else f"{base}++{index}"
+    if offset is None:
+        return f"{base}+{index}"
+    if base == "abs":
+        return _hash(offset, ext)
+    return f"{base}+{_hash(offset, ext)}"
 
 
-def _decode_ld(word: int, address: int, packet: int, ext: int | None) -> Instruction:
-    kind = (word >> 21) & 15
-    base = (word >> 16) & 31
-    dest = word & 31
-    if not word & 0x08000000:
-        if word & 0x0FE03FE0 == 0x001E0000 and (word & 31) == 30 and base == 30:
-            return Instruction(
-                address,
-                word,
-                "LD",
-                "deallocframe",
-                "deallocframe",
-                memory=MemoryAccess("r30", 0, False, False, 8, register="r31:30"),
-                writes=(RegisterWrite("r29", "other"), RegisterWrite("r30", "other"), RegisterWrite("r31", "other")),
-            )
-        if word & 0x0FE00000 == 0x06000000 and base == 30 and dest == 30:
-            return _dealloc_return(word, address)
-        spec = _LOAD_TYPES.get(kind)
-        if spec is None:
-            return _unknown(word, address, "LD")
-        mnemonic, size = spec
-        raw = ((word >> 25) & 3) << 9 | (word >> 5) & 0x1FF
-        offset = _imm(raw, 11, size, True, ext)
-        return _load(word, address, mnemonic, size, dest, _R[base], offset, ext)
-    mode = (word >> 25) & 3
+def _load_access(
+    word: int,
+    address: int,
+    kind: int,
+    dest: int,
+    base: str,
+    offset: int | None,
+    ext: int | None,
+    cond: str = "",
+    post: bool = False,
+    inc: int | None = None,
+    index: str = "",
+    base_write: RegisterWrite | None = None,
+) -> Instruction:
     spec = _LOAD_TYPES.get(kind)
     if spec is None:
         return _unknown(word, address, "LD")
-    mnemonic, size = spec
-    reg = _load_dest(mnemonic, size, dest)
-    if mode == 1 and not word & 0x2000:  # rD = memX(rX++#s4:n)
+    mnemonic, size, pair = spec
+    reg = _PAIR[dest] if pair else _R[dest]
+    writes = _writes_other(reg)
+    if post:
+        writes = (*writes, _post_write(base, inc))
+    elif base_write is not None:
+        writes = (*writes, base_write)
+    text = f"{cond}{reg} = {mnemonic}({_addressing(base, offset, ext, post, inc, index)})"
+    access = MemoryAccess(base, offset, False, False, size, post, reg, inc)
+    return Instruction(address, word, "LD", mnemonic, text, conditional=bool(cond), memory=access, writes=writes)
+
+
+def _store_access(
+    word: int,
+    address: int,
+    kind: int,
+    data: int,
+    new_low: bool,
+    base: str,
+    offset: int | None,
+    ext: int | None,
+    cond: str = "",
+    post: bool = False,
+    inc: int | None = None,
+    index: str = "",
+    base_write: RegisterWrite | None = None,
+) -> Instruction:
+    """A store of rT (or rTT, rT.h, rN.new); `new_low` says the new-value sub-type sits at bits 4:3 (not 12:11)."""
+    if kind == 5:
+        spec = _NEW_STORE_TYPES[(word >> 3) & 3 if new_low else (word >> 11) & 3]
+        if spec is None:
+            return _unknown(word, address, "ST")
+        mnemonic, size = spec
+        reg = _R[data & 7]
+        shown = f"{reg}.new"
+    else:
+        spec = _STORE_TYPES.get(kind)
+        if spec is None:
+            return _unknown(word, address, "ST")
+        mnemonic, size = spec
+        reg = _PAIR[data] if size == 8 else _R[data]
+        shown = f"{reg}.h" if kind == 3 else reg
+    writes: tuple[RegisterWrite, ...] = ()
+    if post:
+        writes = (_post_write(base, inc),)
+    elif base_write is not None:
+        writes = (base_write,)
+    text = f"{cond}{mnemonic}({_addressing(base, offset, ext, post, inc, index)}) = {shown}"
+    access = MemoryAccess(base, offset, True, False, size, post, reg, inc)
+    return Instruction(address, word, "ST", mnemonic, text, conditional=bool(cond), memory=access, writes=writes)
+
+
+def _frame_writes() -> tuple[RegisterWrite, ...]:
+    return (RegisterWrite("r29", "other"), RegisterWrite("r30", "other"), RegisterWrite("r31", "other"))
+
+
+def _decode_ld(word: int, address: int, packet: int, ext: int | None) -> Instruction:
+    """ICLASS 1001: loads (base + immediate, post-increment, circular, bit-reversed, absolute-set), deallocframe."""
+    kind = (word >> 21) & 15
+    base = _R[(word >> 16) & 31]
+    dest = word & 31
+    mode = (word >> 25) & 3
+    if not word & 0x08000000:
+        if kind == 0 and dest == 30 and (word >> 16) & 31 == 30:
+            if mode == 0:
+                return Instruction(address, word, "LD", "deallocframe", "deallocframe", writes=_frame_writes())
+            if mode == 3:
+                return _dealloc_return(word, address)
+        if kind not in _LOAD_TYPES:
+            return _unknown(word, address, "LD")
+        size = _LOAD_TYPES[kind][1]
+        raw = mode << 9 | (word >> 5) & 0x1FF
+        return _load_access(word, address, kind, dest, base, _imm(raw, 11, size, True, ext), ext)
+    if kind not in _LOAD_TYPES:
+        return _unknown(word, address, "LD")
+    size = _LOAD_TYPES[kind][1]
+    modifier = f"m{(word >> 13) & 1}"
+    if mode == 0:  # circular: rD = memX(rX++#s4:n:circ(mU)) / memX(rX++I:circ(mU))
+        inc = _signed((word >> 5) & 15, 4) * size if not word & 0x200 else None
+        return _load_access(word, address, kind, dest, base, 0, ext, post=True, inc=inc, index=f"I:circ({modifier})")
+    if mode == 1:
+        if word & 0x1000:  # rD = memX(rE=##U6): absolute-set
+            value = _imm(((word >> 8) & 15) << 2 | (word >> 5) & 3, 6, 1, False, ext)
+            write = RegisterWrite(base, "other", immediate=value)
+            return _load_access(word, address, kind, dest, "abs", value, ext, base_write=write)
+        cond = _cond_text((word >> 9) & 3, bool(word & 0x800), bool(word & 0x1000)) if word & 0x2000 else ""
         inc = _signed((word >> 5) & 15, 4) * size
-        return Instruction(
-            address,
-            word,
-            "LD",
-            mnemonic,
-            f"{reg} = {mnemonic}({_R[base]}++#{inc})",
-            memory=MemoryAccess(_R[base], 0, False, False, size, True, reg, inc),
-            writes=(*_writes_other(reg), RegisterWrite(_R[base], "add_imm", _R[base], inc)),
-        )
-    if mode in (0, 2, 3) and not word & 0x1000 and (mode != 0 or not word & 0x2000):
-        # modifier-register post-increment (++m0, circular, bit-reversed): the address is the base, the step unknown
-        return Instruction(
-            address,
-            word,
-            "LD",
-            mnemonic,
-            f"{reg} = {mnemonic}({_R[base]}++m{(word >> 13) & 1})",
-            memory=MemoryAccess(_R[base], 0, False, False, size, True, reg),
-            writes=(*_writes_other(reg), RegisterWrite(_R[base], "other")),
-        )
-    return Instruction(address, word, "LD", mnemonic, _word_text(word), writes=_writes_other(reg))
+        return _load_access(word, address, kind, dest, base, 0, ext, cond, post=True, inc=inc)
+    if mode == 2:
+        if word & 0x1000:  # rD = memX(rT<<#u2+##U6)
+            shift = ((word >> 13) & 1) << 1 | (word >> 7) & 1
+            return _load_access(word, address, kind, dest, base, None, ext, index=f"<<#{shift}")
+        return _load_access(word, address, kind, dest, base, 0, ext, post=True, index=modifier)
+    if word & 0x80:  # if ([!]pT[.new]) rD = memX(##U6)
+        value = _imm(((word >> 16) & 31) << 1 | (word >> 8) & 1, 6, 1, False, ext)
+        cond = _cond_text((word >> 9) & 3, bool(word & 0x800), bool(word & 0x1000))
+        return _load_access(word, address, kind, dest, "abs", value, ext, cond)
+    return _load_access(word, address, kind, dest, base, 0, ext, post=True, index=f"{modifier}:brev")
 
 
 def _dealloc_return(word: int, address: int) -> Instruction:
-    cond_bits = (word >> 11) & 7  # 0 always, else 0b1NS: .new and sense
-    pred = (word >> 8) & 3
-    conditional = bool(cond_bits & 4) or bool(word & 0x3800)
-    prefix = _cond_text(pred, bool(word & 0x2000), bool(word & 0x800)) if conditional else ""
+    cond_bits = (word >> 11) & 7  # 000 always, else sense at bit 13 and .new at bit 11
+    prefix = _cond_text((word >> 8) & 3, bool(word & 0x2000), bool(word & 0x800)) if cond_bits else ""
     return Instruction(
         address,
         word,
@@ -244,70 +294,139 @@ def _dealloc_return(word: int, address: int) -> Instruction:
         "dealloc_return",
         f"{prefix}dealloc_return",
         branch="return",
-        conditional=conditional,
-        writes=(RegisterWrite("r29", "other"), RegisterWrite("r30", "other"), RegisterWrite("r31", "other")),
+        conditional=bool(cond_bits),
+        writes=_frame_writes(),
     )
 
 
 def _decode_st(word: int, address: int, packet: int, ext: int | None) -> Instruction:
-    base = (word >> 16) & 31
-    if not word & 0x08000000:
-        if word & 0x0FE03800 == 0x00800000 and base == 29:  # allocframe(#u11:3)
-            size = (word & 0x7FF) * 8
-            return Instruction(
-                address,
-                word,
-                "ST",
-                "allocframe",
-                f"allocframe(#{size})",
-                memory=MemoryAccess("r29", -8, True, False, 8, register="r31:30"),
-                writes=(RegisterWrite("r29", "add_imm", "r29", -8 - size), RegisterWrite("r30", "add_imm", "r29", -8)),
-            )
-        if not word & 0x01000000:
-            return _unknown(word, address, "ST")
-        kind = (word >> 21) & 7
-        raw = ((word >> 25) & 3) << 9 | ((word >> 13) & 1) << 8 | (word & 0xFF)
-        data = (word >> 8) & 31
-        if kind == 5:
-            spec = _NEW_STORE_TYPES.get((word >> 11) & 3)
-            if spec is None:
-                return _unknown(word, address, "ST")
-            mnemonic, size = spec
-            reg = f"{_R[data & 7]}.new"
-            regname = _R[data & 7]
-        else:
-            spec = _STORE_TYPES.get(kind)
-            if spec is None:
-                return _unknown(word, address, "ST")
-            mnemonic, size = spec
-            reg = regname = _PAIR[data] if size == 8 else _R[data] + (".h" if kind == 3 else "")
-        offset = _imm(raw, 11, size, True, ext)
-        return Instruction(
-            address,
-            word,
-            "ST",
-            mnemonic,
-            f"{mnemonic}({_R[base]}+{_hash(offset, ext)}) = {reg}",
-            memory=MemoryAccess(_R[base], offset, True, False, size, register=regname.removesuffix(".h")),
-        )
-    mode = (word >> 25) & 3
+    """ICLASS 1010: stores (base + immediate, post-increment, circular, bit-reversed, absolute-set), allocframe."""
+    base = _R[(word >> 16) & 31]
     kind = (word >> 21) & 7
+    data = (word >> 8) & 31
+    mode = (word >> 25) & 3
+    if not word & 0x08000000:
+        if word & 0x0FE03800 == 0x00800000 and (word >> 16) & 31 == 29:  # allocframe(#u11:3)
+            size = (word & 0x7FF) * 8
+            writes = (RegisterWrite("r29", "add_imm", "r29", -8 - size), RegisterWrite("r30", "add_imm", "r29", -8))
+            return Instruction(address, word, "ST", "allocframe", f"allocframe(#{size})", writes=writes)
+        if not word & 0x01000000:
+            return _unknown(word, address, "SYSTEM")  # cache and barrier operations (dczeroa, dcfetch, ...)
+        size = _store_size(word, kind, False)
+        raw = mode << 9 | ((word >> 13) & 1) << 8 | (word & 0xFF)
+        return _store_access(word, address, kind, data, False, base, _imm(raw, 11, size, True, ext), ext)
+    if not word & 0x01000000:
+        return _unknown(word, address, "SYSTEM")
+    size = _store_size(word, kind, False)
+    modifier = f"m{(word >> 13) & 1}"
+    if mode == 0:  # circular
+        inc = _signed((word >> 3) & 15, 4) * size if not word & 2 else None
+        return _store_access(
+            word, address, kind, data, False, base, 0, ext, post=True, inc=inc, index=f"I:circ({modifier})"
+        )
+    if mode == 1:
+        if word & 0x80:  # memX(rE=##U6) = rT: absolute-set
+            value = _imm(word & 63, 6, 1, False, ext)
+            write = RegisterWrite(base, "other", immediate=value)
+            return _store_access(word, address, kind, data, False, "abs", value, ext, base_write=write)
+        cond = _cond_text(word & 3, bool(word & 4), bool(word & 0x80)) if word & 0x2000 else ""
+        inc = _signed((word >> 3) & 15, 4) * size
+        return _store_access(word, address, kind, data, False, base, 0, ext, cond, post=True, inc=inc)
+    if mode == 2:
+        if word & 0x80:  # memX(rU<<#u2+##U6) = rT
+            shift = ((word >> 13) & 1) << 1 | (word >> 6) & 1
+            return _store_access(word, address, kind, data, False, base, None, ext, index=f"<<#{shift}")
+        return _store_access(word, address, kind, data, False, base, 0, ext, post=True, index=modifier)
+    if word & 0x80:  # if ([!]pV[.new]) memX(##U6) = rT
+        value = _imm(((word >> 16) & 3) << 4 | (word >> 3) & 15, 6, 1, False, ext)
+        cond = _cond_text(word & 3, bool(word & 4), bool(word & 0x2000))
+        return _store_access(word, address, kind, data, False, "abs", value, ext, cond)
+    return _store_access(word, address, kind, data, False, base, 0, ext, post=True, index=f"{modifier}:brev")
+
+
+def _store_size(word: int, kind: int, new_low: bool) -> int:
+    if kind == 5:
+        spec = _NEW_STORE_TYPES[(word >> 3) & 3 if new_low else (word >> 11) & 3]
+        return spec[1] if spec else 1
     spec = _STORE_TYPES.get(kind)
-    if spec is None or mode != 1 or word & 0x2000 or word & 0x80:
+    return spec[1] if spec else 1
+
+
+def _decode_ldst3(word: int, address: int, packet: int, ext: int | None) -> Instruction:
+    """ICLASS 0011: register-indexed loads/stores (plain and predicated), store-immediate, memory operations."""
+    group = (word >> 24) & 15
+    base = _R[(word >> 16) & 31]
+    index = f"{_R[(word >> 8) & 31]}<<#{((word >> 13) & 1) << 1 | (word >> 7) & 1}"
+    kind = (word >> 21) & 7
+    if group < 8:  # if ([!]pV[.new]) rD = memX(rS+rT<<#u2) / memX(rS+rU<<#u2) = rT
+        cond = _cond_text((word >> 5) & 3, bool(word & 0x01000000), bool(word & 0x02000000))
+        if group & 4:
+            size = _store_size(word, kind, True)
+            return _store_access(word, address, kind, word & 31, True, base, None, ext, cond, index=index)
+        return _load_access(word, address, 8 | kind, word & 31, base, None, ext, cond, index=index)
+    if group == 0b1010:
+        return _load_access(word, address, 8 | kind, word & 31, base, None, ext, index=index)
+    if group == 0b1011:
+        return _store_access(word, address, kind, word & 31, True, base, None, ext, index=index)
+    if group < 0b1110:  # [if ([!]pV[.new])] memX(rS+#u6:n) = #S8/#S6
+        spec = _MEMOP_TYPES[kind & 3]
+        if spec is None or (group >= 0b1100 and kind & 4):
+            return _unknown(word, address, "ST")
+        mnemonic, size = spec
+        offset = _imm((word >> 7) & 63, 6, size, False, ext if group >= 0b1100 else None)
+        if group >= 0b1100:
+            value = _signed(((word >> 13) & 1) << 7 | word & 0x7F, 8)
+            cond = ""
+        else:
+            value = _imm(((word >> 13) & 1) << 5 | word & 31, 6, 1, True, ext)
+            cond = _cond_text((word >> 5) & 3, bool(word & 0x00800000), bool(word & 0x01000000))
+        text = f"{cond}{mnemonic}({base}+#{offset}) = #{value}"
+        access = MemoryAccess(base, offset, True, False, size)
+        return Instruction(address, word, "ST", mnemonic, text, conditional=bool(cond), memory=access)
+    spec = _MEMOP_TYPES[kind & 3]
+    if spec is None or kind & 4:
         return _unknown(word, address, "ST")
     mnemonic, size = spec
-    data = (word >> 8) & 31
-    reg = _PAIR[data] if size == 8 else _R[data]
-    inc = _signed((word >> 3) & 15, 4) * size
-    return Instruction(
-        address,
-        word,
-        "ST",
-        mnemonic,
-        f"{mnemonic}({_R[base]}++#{inc}) = {reg}",
-        memory=MemoryAccess(_R[base], 0, True, False, size, True, reg, inc),
-        writes=(RegisterWrite(_R[base], "add_imm", _R[base], inc),),
+    offset = _imm((word >> 7) & 63, 6, size, False, ext)
+    op = (_MEMOPS if group == 0b1110 else _MEMOPS_IMM)[(word >> 5) & 3]
+    operand = _R[word & 31] if group == 0b1110 else f"#{word & 31}"
+    text = (
+        f"{mnemonic}({base}+#{offset}) {op} {operand}"
+        if "bit" not in op
+        else f"{mnemonic}({base}+#{offset}){op}(#{word & 31})"
     )
+    access = MemoryAccess(base, offset, True, False, size, register=operand if group == 0b1110 else None)
+    return Instruction(address, word, "ST", mnemonic, text, memory=access)
+
+
+def _decode_ldst4(word: int, address: int, packet: int, ext: int | None) -> Instruction:
+    """ICLASS 0100: predicated base + immediate loads/stores, gp-relative (absolute when extended) loads/stores."""
+    load = bool(word & 0x01000000)
+    kind = (word >> 21) & 7
+    if not word & 0x08000000:
+        base = _R[(word >> 16) & 31]
+        cond_bits = (word >> 11) & 3 if load else word & 3
+        cond = _cond_text(cond_bits, bool(word & 0x04000000), bool(word & 0x02000000))
+        if load:
+            size = _LOAD_TYPES.get(8 | kind, ("", 1, False))[1]
+            offset = _imm((word >> 5) & 63, 6, size, False, ext)
+            return _load_access(word, address, 8 | kind, word & 31, base, offset, ext, cond)
+        size = _store_size(word, kind, False)
+        offset = _imm(((word >> 13) & 1) << 5 | (word >> 3) & 31, 6, size, False, ext)
+        return _store_access(word, address, kind, (word >> 8) & 31, False, base, offset, ext, cond)
+    base = "abs" if ext is not None else "gp"
+    if load:
+        size = _LOAD_TYPES.get(8 | kind, ("", 1, False))[1]
+        raw = ((word >> 25) & 3) << 14 | ((word >> 16) & 31) << 9 | (word >> 5) & 0x1FF
+        return _load_access(word, address, 8 | kind, word & 31, base, _imm(raw, 16, size, False, ext), ext)
+    size = _store_size(word, kind, False)
+    raw = ((word >> 25) & 3) << 14 | ((word >> 16) & 31) << 9 | ((word >> 13) & 1) << 8 | word & 0xFF
+    return _store_access(word, address, kind, (word >> 8) & 31, False, base, _imm(raw, 16, size, False, ext), ext)
+
+
+def _decode_ext(word: int, address: int, packet: int, ext: int | None) -> Instruction:
+    value = (((word >> 16) & 0xFFF) << 14 | (word & 0x3FFF)) << 6
+    return Instruction(address, word, "EXT", "immext", f"immext(#{value})")
 
 
 def _decode_j1(word: int, address: int, packet: int, ext: int | None) -> Instruction:
@@ -316,10 +435,10 @@ def _decode_j1(word: int, address: int, packet: int, ext: int | None) -> Instruc
     # compare-and-jump (J4): p0/p1 = cmp.X(rS,...); if (pN.new) jump #r9:2, and rD = #u6/rS; jump
     raw = ((word >> 20) & 3) << 7 | (word >> 1) & 0x7F
     target = (packet + _imm(raw, 9, 4, True, ext)) & 0xFFFFFFFF
-    op = (word >> 22) & 63
-    if op >> 2 == 0b0110:  # J4_jumpseti / jumpsetr
+    op = (word >> 24) & 15
+    if op in (6, 7):  # rD = #u6 ; jump  /  rD = rS ; jump
         dest = _R[_SUB_R[(word >> 16) & 15]]
-        if op & 2 == 0:
+        if op == 6:
             value = (word >> 8) & 63
             text = f"{dest} = #{value} ; jump 0x{target:x}"
             writes: tuple[RegisterWrite, ...] = (RegisterWrite(dest, "other", immediate=value),)
@@ -344,8 +463,6 @@ def _decode_j1(word: int, address: int, packet: int, ext: int | None) -> Instruc
 def _decode_j2(word: int, address: int, packet: int, ext: int | None) -> Instruction:
     if word & 0x08000000:
         return _decode_hvx(word, address, packet, ext)
-    if word & 0x04000000:
-        return _unknown(word, address, "ST")  # new-value stores live in class 1010/0011; this range is reserved
     # new-value compare jumps: if ([!]cmp.X(rS.new,...)) jump #r9:2
     raw = ((word >> 20) & 3) << 7 | (word >> 1) & 0x7F
     target = (packet + _imm(raw, 9, 4, True, ext)) & 0xFFFFFFFF
@@ -363,10 +480,10 @@ def _decode_j2(word: int, address: int, packet: int, ext: int | None) -> Instruc
 
 def _decode_j5(word: int, address: int, packet: int, ext: int | None) -> Instruction:
     group = (word >> 25) & 7
-    if group == 4:  # jump/call #r22:2
+    if group in (4, 5):  # jump/call #r22:2
         raw = ((word >> 16) & 0x1FF) << 13 | (word >> 1) & 0x1FFF
         target = (packet + _imm(raw, 22, 4, True, ext)) & 0xFFFFFFFF
-        kind = "call" if word & 0x02000000 else "jump"
+        kind = "call" if group == 5 else "jump"
         return Instruction(address, word, "J", kind, f"{kind} 0x{target:x}", branch=kind, target=target)
     if group == 6:  # if ([!]pU[.new]) jump/call #r15:2
         raw = ((word >> 22) & 3) << 13 | ((word >> 16) & 0x1F) << 8 | ((word >> 13) & 1) << 7 | (word >> 1) & 0x7F
@@ -467,7 +584,7 @@ def _decode_alu32_7(word: int, address: int, packet: int, ext: int | None) -> In
             f"{dest} = {_hash(value, ext)}",
             writes=(RegisterWrite(dest, "other", immediate=value),),
         )
-    if word & 0x0F802000 == 0x04000000:  # if ([!]pU[.new]) rD = add(rS,#s8)  (s8 == 0 prints as a transfer)
+    if word & 0x0F000000 == 0x04000000:  # if ([!]pU[.new]) rD = add(rS,#s8)
         source = _R[(word >> 16) & 31]
         value = _imm((word >> 5) & 0xFF, 8, 1, True, ext)
         pred = (word >> 21) & 3
@@ -577,33 +694,67 @@ def _decode_hvx(word: int, address: int, packet: int, ext: int | None) -> Instru
     return Instruction(address, word, "HVX", "", _word_text(word), is_hvx=True)
 
 
+# vmem forms by (bit 23 predicated, bit 21, bits 7:5): (is_store, mnemonic, suffix, predicate kind, negated)
+_VMEM_FORMS: dict[tuple[int, int, int], tuple[bool, str, str, str, bool]] = {
+    (0, 0, 0): (False, "vmem", "", "", False),
+    (0, 0, 1): (False, "vmem", ".cur", "", False),
+    (0, 0, 2): (False, "vmem", ".tmp", "", False),
+    (0, 0, 7): (False, "vmemu", "", "", False),
+    (0, 1, 0): (True, "vmem", "", "", False),
+    (0, 1, 1): (True, "vmem", ".new", "", False),
+    (0, 1, 7): (True, "vmemu", "", "", False),
+    (1, 0, 0): (True, "vmem", "", "q", False),
+    (1, 0, 1): (True, "vmem", "", "q", True),
+    (1, 0, 2): (False, "vmem", "", "p", False),
+    (1, 0, 3): (False, "vmem", "", "p", True),
+    (1, 0, 4): (False, "vmem", ".cur", "p", False),
+    (1, 0, 5): (False, "vmem", ".cur", "p", True),
+    (1, 0, 6): (False, "vmem", ".tmp", "p", False),
+    (1, 0, 7): (False, "vmem", ".tmp", "p", True),
+    (1, 1, 0): (True, "vmem", "", "p", False),
+    (1, 1, 1): (True, "vmem", "", "p", True),
+    (1, 1, 2): (True, "vmem", ".new", "p", False),
+    (1, 1, 3): (True, "vmem", ".new", "p", True),
+    (1, 1, 6): (True, "vmemu", "", "p", False),
+    (1, 1, 7): (True, "vmemu", "", "p", True),
+}
+
+
 def _decode_vmem(word: int, address: int, ext: int | None) -> Instruction:
+    """HVX vmem/vmemu loads and stores: base+#s4 vectors, post-increment by #s3 vectors or mU; .cur/.tmp/.new/:nt."""
     group = (word >> 24) & 7  # 000 base+imm, 001 post-increment by imm, 011 post-increment by mU
-    store = bool(word & 0x00200000)
-    base = _R[(word >> 16) & 31]
-    reg = _V[word & 31]
-    if group == 0:
-        offset: int | None = _signed(((word >> 13) & 1) << 3 | (word >> 8) & 7, 4) * 128
-        post, inc = False, None
-    elif group == 1:
-        offset, post, inc = 0, True, _signed(((word >> 13) & 1) << 3 | (word >> 8) & 7, 4) * 128
-    elif group == 3:
-        offset, post, inc = 0, True, None
-    else:
+    form = _VMEM_FORMS.get(((word >> 23) & 1, (word >> 21) & 1, (word >> 5) & 7))
+    if form is None or group not in (0, 1, 3):
         return Instruction(address, word, "HVX", "", _word_text(word), is_hvx=True)
-    mnemonic = "vmemu" if (word >> 5) & 7 == 7 else "vmem"
-    address_text = f"{base}+#{(offset or 0) // 128}" if not post else f"{base}++#{(inc or 0) // 128}"
-    text = f"{mnemonic}({address_text}) = {reg}" if store else f"{reg} = {mnemonic}({address_text})"
-    writes = (RegisterWrite(base, "add_imm" if inc is not None else "other", base, inc),) if post else ()
+    store, mnemonic, suffix, predicate, negated = form
+    base = _R[(word >> 16) & 31]
+    # new-value stores carry 0b00 (plain) or 0b01 (predicated) at bits 4:3; 0b01000 plain is :scatter_release
+    if suffix == ".new" and (word >> 3) & 3 != (word >> 23) & 1:
+        if word & 0x00800000 or word & 0x1F != 0x08:
+            return Instruction(address, word, "HVX", "", _word_text(word), is_hvx=True)
+        text = f"vmem({base}+#0):scatter_release"
+        access = MemoryAccess(base, 0, True, True, 128)
+        return Instruction(address, word, "HVX", "vmem", text, memory=access, is_hvx=True)
+    reg = _V[word & 7] if suffix == ".new" else _V[word & 31]
+    offset: int | None
+    if group == 0:
+        offset = _signed(((word >> 13) & 1) << 3 | (word >> 8) & 7, 4) * 128
+        post, inc, operand = False, None, f"{base}+#{(offset or 0) // 128}"
+    elif group == 1:
+        offset, post, inc = 0, True, _signed((word >> 8) & 7, 3) * 128
+        operand = f"{base}++#{(inc or 0) // 128}"
+    else:
+        offset, post, inc, operand = 0, True, None, f"{base}++m{(word >> 13) & 1}"
+    nt = ":nt" if word & 0x00400000 else ""
+    cond = f"if ({'!' if negated else ''}{predicate}{(word >> 11) & 3}) " if predicate else ""
+    if store:
+        text = f"{cond}{mnemonic}({operand}){nt} = {reg}{suffix}"
+    else:
+        text = f"{cond}{reg}{suffix} = {mnemonic}({operand}){nt}"
+    writes = (_post_write(base, inc),) if post else ()
+    access = MemoryAccess(base, offset, store, True, 128, post, reg, inc)
     return Instruction(
-        address,
-        word,
-        "HVX",
-        mnemonic,
-        text,
-        memory=MemoryAccess(base, offset, store, True, 128, post, reg, inc),
-        writes=writes,
-        is_hvx=True,
+        address, word, "HVX", mnemonic, text, conditional=bool(cond), memory=access, writes=writes, is_hvx=True
     )
 
 
@@ -618,8 +769,8 @@ _DECODERS: tuple[Callable[[int, int, int, int | None], Instruction], ...] = (
     _decode_ext,  # 0000 constant extender
     _decode_j1,  # 0001 compare-and-jump / HVX compute
     _decode_j2,  # 0010 new-value jumps / HVX memory
-    _decode_other("LD"),  # 0011 register-indexed loads/stores, memops
-    _decode_other("LD"),  # 0100 predicated and gp-relative loads/stores
+    _decode_ldst3,  # 0011 register-indexed loads/stores, store-immediate, memops
+    _decode_ldst4,  # 0100 predicated and gp-relative loads/stores
     _decode_j5,  # 0101 jumps, calls
     _decode_cr,  # 0110 loops, control registers
     _decode_alu32_7,  # 0111
@@ -640,7 +791,7 @@ _DECODERS: tuple[Callable[[int, int, int, int | None], Instruction], ...] = (
 # duplex ICLASS -> (slot 1 group, slot 0 group)
 _DUPLEX_GROUPS = (
     ("L1", "L1"),
-    ("L2", "L1"),
+    ("L1", "L2"),
     ("L2", "L2"),
     ("A", "A"),
     ("A", "L1"),
@@ -722,7 +873,6 @@ def _decode_sub_l2(bits: int, address: int, word: int, reg_a: str, reg_b: str, e
             "deallocframe",
             "deallocframe",
             "LD",
-            memory=MemoryAccess("r30", 0, False, False, 8, register="r31:30"),
             writes=(RegisterWrite("r29", "other"), RegisterWrite("r30", "other"), RegisterWrite("r31", "other")),
         )
     if kind in (1, 3) and cond in (0, 4, 5, 6, 7):
@@ -763,7 +913,6 @@ def _decode_sub_s2(bits: int, address: int, word: int, reg_a: str, reg_b: str, e
             "allocframe",
             f"allocframe(#{size})",
             "ST",
-            memory=MemoryAccess("r29", -8, True, False, 8, register="r31:30"),
             writes=(RegisterWrite("r29", "add_imm", "r29", -8 - size), RegisterWrite("r30", "add_imm", "r29", -8)),
         )
     return _sub(address, word, "", f".sub 0x{bits:04x}", "UNKNOWN")

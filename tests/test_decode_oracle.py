@@ -1,0 +1,292 @@
+"""hexlint's decoder against LLVM's disassembler, on every instruction of binaries built from our own C and assembly.
+
+Each library is compared with `llvm-objdump-22 -d --mcpu=hexagonvNN` when it is installed, else with the gzip'd dump
+committed next to it (tests/data/decoder/, made by build.sh). What must agree, instruction by instruction: packet
+boundaries, `:endloop` markers, jump/call targets and kinds, loop set-ups, memory base/offset/direction/size, HVX-ness,
+double-precision flags, and the register writes of adds and copies.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from elftools.elf.elffile import ELFFile
+
+from hexlint.hexagon.decode import Instruction, Packet, decode_packets
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data" / "decoder"
+OBJDUMP = "llvm-objdump-22"
+
+# with or without --no-show-raw-insn: "   10584:\te4 40 03 76\t760340e4 { \tr4 = ..." or "   10584: { \tr4 = ..."
+_LINE = re.compile(r"^\s*([0-9a-f]+):(?:\t(?:[0-9a-f]{2} ){3}[0-9a-f]{2}\t([0-9a-f]{8}))? ([{ ]) \t(.*)$")
+_BRANCH = re.compile(r"\b(call|jump)(?::n?t)? (0x[0-9a-f]+)")
+_LOOP = re.compile(r"\b(?:sp([123]))?loop([01])\((0x[0-9a-f]+),(?:#(0x[0-9a-f]+)|(r\d+))\)")
+_MEM = re.compile(r"\b(v?mem[a-z_]*)\(((?:[^()]|\([^()]*\))*)\)")
+_HVX = re.compile(r"\b(?:v\d+|q[0-3]|vmem\w*|vtmp|vgather|vscatter|vhist|vwhist\w*)\b")
+_DOUBLE = re.compile(r"\b(?:df[\w.]+|convert_\w*df\w*)\(")
+_ADD_IMM = re.compile(r"^(?:if \([^)]*\) )?(r\d+) = add\((r\d+),#(-?0x[0-9a-f]+)\)$")
+_COPY = re.compile(r"^(?:if \([^)]*\) )?(r\d+) = (r\d+)$")
+
+
+@dataclass(frozen=True)
+class OracleInstruction:
+    address: int
+    word: int | None  # None in a listing made with --no-show-raw-insn
+    text: str
+
+
+@dataclass(frozen=True)
+class OraclePacket:
+    address: int
+    size: int
+    instructions: tuple[OracleInstruction, ...]
+    endloop: frozenset[int]
+
+
+def parse_objdump(text: str) -> list[OraclePacket]:
+    """Packets of an `llvm-objdump -d` listing of .text (duplex halves become two instructions of one word)."""
+    packets: list[OraclePacket] = []
+    current: list[OracleInstruction] = []
+    start = 0
+    words = 0
+    for line in text.splitlines():
+        match = _LINE.match(line)
+        if not match:
+            continue
+        address, opener, body = int(match[1], 16), match[3], match[4]
+        word = int(match[2], 16) if match[2] else None
+        if opener == "{" or (not current and not words):
+            current, start, words = [], address, 0
+        words += 1
+        body = re.sub(r" <[^>]*>", "", body)
+        endloop: frozenset[int] = frozenset()
+        closing = re.search(r" \}(?:\s+:endloop(0?1?))?$", body)
+        if closing:
+            marker = closing[1] or ""
+            endloop = frozenset(int(c) for c in marker)
+            body = body[: closing.start()]
+        for part in body.split("; \t"):
+            current.append(OracleInstruction(address, word, part.strip()))
+        if closing:
+            packets.append(OraclePacket(start, 4 * words, tuple(current), endloop))
+            current, words = [], 0
+    return packets
+
+
+def _number(text: str) -> int:
+    return int(text, 16) if not text.startswith("-") else -int(text[1:], 16)
+
+
+def _expected_memory(text: str) -> tuple[str, int | None, bool, bool] | None:
+    """(base, offset, is_store, post_increment) from LLVM's text of a memory instruction, else None."""
+    match = _MEM.search(text)
+    if not match:
+        return None
+    name, operand = match[1], match[2]
+    if name.endswith("_phys"):
+        return None
+    scale = 128 if name.startswith("vmem") else 1
+    unconditional = re.sub(r"^if \([^)]*\) ", "", text)
+    is_store = unconditional.startswith(("mem", "vmem"))
+    if "++" in operand:
+        return (operand.split("++")[0], 0, is_store, True)
+    if "<<" in operand or "=" in operand:
+        return (re.split(r"[+<=]", operand)[0], None, is_store, False)
+    if operand.startswith("gp+"):
+        return ("gp", _number(operand[4:]), is_store, False)
+    if operand.startswith("#"):
+        return ("abs", _number(operand.lstrip("#")), is_store, False)
+    base, _, offset = operand.partition("+")
+    if offset.startswith("r"):
+        return (base, None, is_store, False)
+    return (base, _number(offset.lstrip("#")) * scale if offset else 0, is_store, False)
+
+
+def compare_instruction(oracle: OracleInstruction, ours: Instruction) -> list[str]:
+    """Every disagreement between LLVM's text and hexlint's decoded fields, as readable lines."""
+    text = oracle.text
+    where = f"0x{oracle.address:x} {text!r} vs {ours.text!r}"
+    problems: list[str] = []
+    branch = _BRANCH.search(text)
+    if branch:
+        if ours.branch != branch[1] or ours.target != int(branch[2], 16):
+            problems.append(f"{where}: branch {ours.branch} 0x{ours.target or 0:x}")
+    elif re.search(r"\bcallr\b", text):
+        if ours.branch != "callr":
+            problems.append(f"{where}: callr expected, got {ours.branch}")
+    elif re.search(r"\bjumpr(?::n?t)? r31\b|\bdealloc_return\b", text):
+        if ours.branch != "return":
+            problems.append(f"{where}: return expected, got {ours.branch}")
+    elif re.search(r"\bjumpr\b", text):
+        if ours.branch != "jumpr":
+            problems.append(f"{where}: jumpr expected, got {ours.branch}")
+    elif ours.branch is not None:
+        problems.append(f"{where}: unexpected branch {ours.branch}")
+    if branch or re.search(r"\b(?:callr|jumpr|dealloc_return)\b", text):
+        conditional = text.startswith("if") or "; if" in text
+        if ours.conditional != conditional:
+            problems.append(f"{where}: conditional {ours.conditional}")
+    loop = _LOOP.search(text)
+    setup = ours.loop_setup
+    if loop:
+        expected = (
+            int(loop[2]),
+            int(loop[3], 16),
+            int(loop[4], 16) if loop[4] else None,
+            loop[5],
+            int(loop[1] or 0),
+        )
+        got = (setup.loop, setup.start, setup.count_imm, setup.count_reg, setup.pipelined_stages) if setup else None
+        if got != expected:
+            problems.append(f"{where}: loop {got} != {expected}")
+    elif setup is not None:
+        problems.append(f"{where}: unexpected loop set-up")
+    memory = _expected_memory(text)
+    got_memory = (
+        (ours.memory.base, ours.memory.offset, ours.memory.is_store, ours.memory.post_increment)
+        if ours.memory
+        else None
+    )
+    if memory != got_memory:
+        problems.append(f"{where}: memory {got_memory} != {memory}")
+    if bool(_HVX.search(text)) != ours.is_hvx:
+        problems.append(f"{where}: is_hvx {ours.is_hvx}")
+    double = _DOUBLE.search(text)
+    if bool(double and "convert_sf2df" in text) != ours.float_to_double:
+        problems.append(f"{where}: float_to_double {ours.float_to_double}")
+    if bool(double and "convert_sf2df" not in text) != ours.double_arith:
+        problems.append(f"{where}: double_arith {ours.double_arith}")
+    add_imm = _ADD_IMM.match(text)
+    if add_imm:
+        expected_write = (add_imm[1], "add_imm", add_imm[2], _number(add_imm[3]))
+        if _number(add_imm[3]) == 0:
+            expected_write = (add_imm[1], "copy", add_imm[2], None)
+        writes = [(w.dest, w.op, w.source, w.immediate) for w in ours.writes]
+        if expected_write not in writes and (add_imm[1], "add_imm", add_imm[2], 0) not in writes:
+            problems.append(f"{where}: writes {writes} lack {expected_write}")
+    copy = _COPY.match(text)
+    if copy:
+        writes = [(w.dest, w.op, w.source) for w in ours.writes]
+        if (copy[1], "copy", copy[2]) not in writes:
+            problems.append(f"{where}: writes {writes} lack copy {copy[1]} = {copy[2]}")
+    return problems
+
+
+def _is_padding(packet: Packet) -> bool:
+    return all(instruction.word == 0 for instruction in packet.instructions)
+
+
+def compare(oracle: list[OraclePacket], ours: list[Packet]) -> list[str]:
+    problems: list[str] = []
+    ours_by_address = {packet.address: packet for packet in ours}
+    oracle_addresses = [packet.address for packet in oracle]
+    # llvm-objdump prints runs of zero words (padding between functions) as "...": those packets are not compared
+    ours_addresses = [
+        packet.address for packet in ours if packet.address in ours_by_address and not _is_padding(packet)
+    ]
+    if oracle_addresses != ours_addresses:
+        missing = sorted(set(oracle_addresses) - set(ours_addresses))[:5]
+        extra = sorted(set(ours_addresses) - set(oracle_addresses))[:5]
+        problems.append(
+            f"packet boundaries differ: missing {[hex(a) for a in missing]} extra {[hex(a) for a in extra]}"
+        )
+    for packet in oracle:
+        mine = ours_by_address.get(packet.address)
+        if mine is None:
+            continue
+        if mine.size != packet.size or mine.endloop != packet.endloop:
+            problems.append(
+                f"packet 0x{packet.address:x}: size {mine.size}/{packet.size} "
+                f"endloop {set(mine.endloop)}/{set(packet.endloop)}"
+            )
+        if len(mine.instructions) != len(packet.instructions):
+            problems.append(
+                f"packet 0x{packet.address:x}: {len(mine.instructions)} vs {len(packet.instructions)} insns"
+            )
+            continue
+        for oracle_instruction, instruction in zip(packet.instructions, mine.instructions, strict=True):
+            problems.extend(compare_instruction(oracle_instruction, instruction))
+    return problems
+
+
+def text_section(path: Path) -> tuple[bytes, int, int]:
+    """(.text bytes, address, cpu) read with pyelftools; hexlint.elf belongs to the binary audit."""
+    with path.open("rb") as stream:
+        elf = ELFFile(stream)
+        section = elf.get_section_by_name(".text")
+        return section.data(), section["sh_addr"], elf["e_flags"] & 0xFF
+
+
+def oracle_listing(path: Path, cpu: int) -> str:
+    """The live llvm-objdump listing when the tool is installed, else the dump committed next to the library."""
+    if shutil.which(OBJDUMP):
+        command = [OBJDUMP, "-d", f"--mcpu=hexagonv{cpu:x}", str(path)]
+        return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    for dump in committed_dumps(path):
+        return gzip.decompress(dump.read_bytes()).decode()
+    pytest.skip(f"{OBJDUMP} not installed and no committed dump next to {path.name}")
+
+
+def committed_dumps(path: Path) -> list[Path]:
+    """Ours are NAME.so.objdump.gz; the C core's are NAME.objdump.txt.gz."""
+    names = (path.name + ".objdump.gz", path.stem + ".objdump.txt.gz")
+    return [path.with_name(name) for name in names if path.with_name(name).exists()]
+
+
+def _libraries() -> list[Path]:
+    found = sorted(DATA.glob("*.so"))
+    found += sorted((ROOT / "fixtures" / "htp-core" / "lib").glob("*.so"))
+    found += sorted((ROOT / "fixtures" / "binary").glob("**/*.so"))
+    return found
+
+
+@pytest.mark.parametrize("library", _libraries(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_decoder_agrees_with_llvm_objdump(library: Path) -> None:
+    code, address, cpu = text_section(library)
+    oracle = [p for p in parse_objdump(oracle_listing(library, cpu)) if address <= p.address < address + len(code)]
+    assert oracle, "the oracle listing has no packets in .text"
+    problems = compare(oracle, decode_packets(code, address, cpu))
+    assert not problems, f"{len(problems)} disagreements, first ones:\n" + "\n".join(problems[:40])
+
+
+def test_committed_dumps_match_live_objdump() -> None:
+    """The committed dumps are what llvm-objdump-22 prints today, so the fallback compares against the same truth."""
+    if not shutil.which(OBJDUMP):
+        pytest.skip(f"{OBJDUMP} not installed")
+    libraries = sorted(DATA.glob("*.so"))
+    assert libraries, "no committed decoder test libraries"
+    for library in _libraries():
+        for dump in committed_dumps(library):
+            _, _, cpu = text_section(library)
+            committed = gzip.decompress(dump.read_bytes()).decode()
+            live = oracle_listing(library, cpu)
+            assert _without_words(parse_objdump(committed)) == _without_words(parse_objdump(live)), dump.name
+
+
+def _without_words(packets: list[OraclePacket]) -> list[tuple[int, int, tuple[str, ...], frozenset[int]]]:
+    return [(p.address, p.size, tuple(i.text for i in p.instructions), p.endloop) for p in packets]
+
+
+def test_parse_objdump_reads_packets_duplexes_and_endloops() -> None:
+    listing = (
+        "   10584:\te4 40 03 76\t760340e4 { \tr4 = and(r3,#0x7)\n"
+        "   1058c:\tb0 e7 43 11\t1143e7b0   \tp0 = cmp.gtu(r3,#0x7); if (!p0.new) jump:t 0x106e4 <f+0x164> }\n"
+        "   11e78:\t50 38 56 38\t38563850 { \tr6 = add(r6,r5); \tr0 = add(r0,r5) }  :endloop01\n"
+    )
+    packets = parse_objdump(listing)
+    assert [(p.address, p.size, len(p.instructions), set(p.endloop)) for p in packets] == [
+        (0x10584, 8, 2, set()),
+        (0x11E78, 4, 2, {0, 1}),
+    ]
+    assert packets[0].instructions[1].text == "p0 = cmp.gtu(r3,#0x7); if (!p0.new) jump:t 0x106e4"
+    without_raw = "   10584: { \tr4 = and(r3,#0x7)\n   10588:   \tr5 = #0x0 }  :endloop0\n"
+    assert _without_words(parse_objdump(without_raw)) == [
+        (0x10584, 8, ("r4 = and(r3,#0x7)", "r5 = #0x0"), frozenset({0}))
+    ]
