@@ -90,11 +90,13 @@ def apply_fixes(data: bytes, fixes: Iterable[Fix], path: str | None = None) -> b
     return apply_edits(data, plan.edits) if plan.edits else data
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes, durable: bool = False) -> None:
     """Replace the file's contents with `data` through a temp file in the same directory and os.replace.
 
-    The file's permission bits (and owner, where allowed) are kept; a symlink is followed and its target rewritten;
-    nothing is written when the file already holds exactly `data`. Raises OSError for unreadable or unwritable paths.
+    Readers see the old or the new file, never a part of one. The file's permission bits (and owner, where allowed)
+    are kept; a symlink is followed and its target rewritten; nothing is written when the file already holds exactly
+    `data`. `durable` also fsyncs before the rename (survives a power cut; costs ~1 ms a file, which is why ruff,
+    black and clang-format do not and neither does `hexlint --fix`). Raises OSError for unreadable or unwritable paths.
     """
     target = Path(os.path.realpath(path))
     try:
@@ -113,8 +115,9 @@ def write_atomic(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(descriptor, "wb") as temp_file:
             temp_file.write(data)
-            temp_file.flush()
-            os.fsync(temp_file.fileno())
+            if durable:
+                temp_file.flush()
+                os.fsync(temp_file.fileno())
         if mode is not None:
             os.chmod(temp_name, mode)
         if owner is not None:

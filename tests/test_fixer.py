@@ -167,6 +167,16 @@ def test_a_failed_write_leaves_the_file_and_no_temp_file(tmp_path: Path, monkeyp
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kernel.c"]
 
 
+def test_durable_write_syncs_before_the_rename(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", synced.append)
+    target = tmp_path / "kernel.c"
+    write_atomic(target, b"a\n")
+    assert synced == []
+    write_atomic(target, b"b\n", durable=True)
+    assert len(synced) == 1 and target.read_bytes() == b"b\n"
+
+
 def test_write_creates_a_missing_file(tmp_path: Path) -> None:
     target = tmp_path / "new.c"
     write_atomic(target, b"x\n")

@@ -42,7 +42,8 @@ _LEXEME = re.compile(
 )
 
 # Same shape as the upstream script's `^\s*#\s*define\s+NAME`, without letting the whitespace cross a line.
-_DEFINE = re.compile(rb"^[ \t\f\v]*#[ \t\f\v]*define[ \t\f\v]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+# Starting at the `#` lets the regex engine jump between `#`s; the indentation before it is checked separately.
+_DEFINE = re.compile(rb"#[ \t\f\v]*define[ \t\f\v]+([A-Za-z_][A-Za-z0-9_]*)")
 _HORIZONTAL_WHITESPACE = b" \t\f\v"
 _IDENTIFIER_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _WHITESPACE_BYTES = b" \t\f\v\r\n"
@@ -95,11 +96,11 @@ class Macro:
     name: str
     lines: tuple[MacroLine, ...]
 
-    @property
+    @functools.cached_property
     def continuation_lines(self) -> tuple[MacroLine, ...]:
         return tuple(line for line in self.lines if line.backslash is not None)
 
-    @property
+    @functools.cached_property
     def movable_lines(self) -> tuple[MacroLine, ...]:
         """Continuation lines whose backslash may move: not inside a literal."""
         return tuple(line for line in self.continuation_lines if not line.in_literal)
@@ -120,14 +121,15 @@ class _Regions:
         return None
 
 
-def _lex_regions(data: bytes) -> _Regions:
-    """Comments and literals of the whole file, in order."""
+def _lex_regions(data: bytes, begin: int = 0, end: int | None = None) -> _Regions:
+    """Comments and literals in data[begin:end], in order; `begin` must be outside any comment or literal."""
+    stop = len(data) if end is None else end
     starts: list[int] = []
     ends: list[int] = []
     literal: list[bool] = []
-    position = 0
+    position = begin
     while True:
-        match = _LEXEME.search(data, position)
+        match = _LEXEME.search(data, position, stop)
         if match is None:
             break
         start = match.start()
@@ -216,18 +218,61 @@ def _content_end(data: bytes, start: int, stop: int) -> int:
     return start + len(data[start:stop].rstrip())
 
 
-def _macro_lines(data: bytes, define_start: int, regions: _Regions, tab_width: int) -> list[MacroLine]:
-    lines: list[MacroLine] = []
+def _physical_lines(data: bytes, define_start: int) -> list[tuple[int, int, int, int | None]]:
+    """(start, terminator, next start, continuation backslash) of each continued line, then of the final line."""
+    lines = []
     line_start = define_start
-    number = data.count(b"\n", 0, define_start) + 1
     while line_start < len(data):
         terminator, next_start = _line_end(data, line_start)
         backslash = _continuation_backslash(data, line_start, terminator)
+        lines.append((line_start, terminator, next_start, backslash))
         if backslash is None:
-            if lines:
-                content_end = _content_end(data, line_start, terminator)
-                width = display_width(data[line_start:content_end], tab_width)
-                lines.append(MacroLine(number, line_start, content_end, None, terminator, width, None, False, False))
+            break
+        line_start = next_start
+    return lines
+
+
+def _body_regions(data: bytes, begin: int, end: int) -> _Regions:
+    """Comments and literals of one macro: a directive starts outside them, so lexing can start at the `#`."""
+    body = data[begin:end]
+    if b'"' in body or b"'" in body or b"/*" in body or b"//" in body:
+        return _lex_regions(data, begin, end)
+    return _Regions((), (), ())
+
+
+def _maybe_in_comment_or_literal(data: bytes, offset: int) -> bool:
+    """False when `offset` certainly lies outside every block comment and raw string; True means lex to be sure.
+
+    A comment holding `offset` would be the last `/*` before it with no `*/` in between; splice-continued `//`
+    comments and strings are ruled out by the caller (the line before is not continued).
+    """
+    opening = data.rfind(b"/*", 0, offset)
+    if opening >= 0 and data.find(b"*/", opening + 2, offset) < 0:
+        return True
+    return data.find(b'R"', 0, offset) >= 0
+
+
+def _backslash_column(
+    data: bytes, start: int, content_end: int, backslash: int, content_width: int, tab_width: int
+) -> int:
+    """Only whitespace lies between content and backslash: without a tab its width is its length."""
+    gap = data[content_end:backslash]
+    if b"\t" in gap:
+        return display_width(data[start:backslash], tab_width) + 1
+    return content_width + len(gap) + 1
+
+
+def _macro_lines(data: bytes, define_start: int, tab_width: int) -> list[MacroLine]:
+    physical = _physical_lines(data, define_start)
+    regions = _body_regions(data, define_start, physical[-1][1])
+    first_number = data.count(b"\n", 0, define_start) + 1
+    lines: list[MacroLine] = []
+    for index, (line_start, terminator, next_start, backslash) in enumerate(physical):
+        if backslash is None:
+            content_end = _content_end(data, line_start, terminator)
+            width = display_width(data[line_start:content_end], tab_width)
+            number = first_number + index
+            lines.append(MacroLine(number, line_start, content_end, None, terminator, width, None, False, False))
             break
         content_end = _content_end(data, line_start, backslash)
         region = regions.find(backslash)
@@ -240,21 +285,20 @@ def _macro_lines(data: bytes, define_start: int, regions: _Regions, tab_width: i
             and following != b""
             and following not in _WHITESPACE_BYTES
         )
+        content_width = display_width(data[line_start:content_end], tab_width)
         lines.append(
             MacroLine(
-                number=number,
+                number=first_number + index,
                 start=line_start,
                 content_end=content_end,
                 backslash=backslash,
                 end=terminator,
-                content_width=display_width(data[line_start:content_end], tab_width),
-                backslash_column=display_width(data[line_start:backslash], tab_width) + 1,
+                content_width=content_width,
+                backslash_column=_backslash_column(data, line_start, content_end, backslash, content_width, tab_width),
                 in_literal=in_literal,
                 glues_tokens=glues_tokens,
             )
         )
-        line_start = next_start
-        number += 1
     return lines
 
 
@@ -265,19 +309,26 @@ def find_macros(data: bytes, tab_width: int = 8) -> tuple[Macro, ...]:
         return ()
     candidates = []
     for match in _DEFINE.finditer(data):
-        terminator, _ = _line_end(data, match.start())
-        if _continuation_backslash(data, match.start(), terminator) is not None:
-            candidates.append(match)
+        line_start = data.rfind(b"\n", 0, match.start()) + 1
+        if data[line_start : match.start()].strip(_HORIZONTAL_WHITESPACE):
+            continue
+        terminator, _ = _line_end(data, line_start)
+        if _continuation_backslash(data, line_start, terminator) is not None:
+            candidates.append((line_start, match))
     if not candidates:
         return ()
-    regions = _lex_regions(data)
+    whole_file: list[_Regions] = []  # lexed only when a quick test cannot rule out a comment
     macros: list[Macro] = []
     consumed_until = 0
-    for match in candidates:
-        start = match.start()
-        if start < consumed_until or regions.find(match.start(1)) is not None or _continues_previous_line(data, start):
+    for start, match in candidates:
+        if start < consumed_until or _continues_previous_line(data, start):
             continue
-        lines = _macro_lines(data, start, regions, tab_width)
+        if _maybe_in_comment_or_literal(data, start):
+            if not whole_file:
+                whole_file.append(_lex_regions(data))
+            if whole_file[0].find(match.start(1)) is not None:
+                continue
+        lines = _macro_lines(data, start, tab_width)
         macros.append(Macro(match.group(1).decode("ascii"), tuple(lines)))
         consumed_until = lines[-1].end
     return tuple(macros)

@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""Benchmark HX110/HX111 (macro backslash alignment) against upstream's ggml-hexagon-align-macros.py, side by side.
+
+Usage:
+    PYTHONPATH=. python bench/bench_macros.py [--script PATH] [--tree DIR ...] [--repeat N]
+
+--script defaults to $HEXLINT_UPSTREAM_ALIGN_SCRIPT (a local copy of llama.cpp's
+scripts/snapdragon/ggml-hexagon-align-macros.py; it is not part of this repository); without it only hexlint is timed.
+--tree defaults to $HEXLINT_UPSTREAM_TREE (an upstream ggml-hexagon directory) plus fixtures/htp-core.
+
+Three measurements per tree, each the best of --repeat runs:
+  check     in process: read every file and find misaligned macros (hexlint: both rules' check functions;
+            script: its process_file without --fix)
+  fix       in process, on a fresh copy of the tree each run: compute and write the fixes
+  command   end to end, a new Python process each run: `hexlint --select HX110,HX111 TREE` and `script -q TREE`
+It also reports whether both tools' fixed trees are byte-identical.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from hexlint import registry  # noqa: E402
+from hexlint.checks import hx110_macro_backslash_misaligned, hx111_macro_backslash_whitespace  # noqa: E402
+from hexlint.core import Source  # noqa: E402
+from hexlint.fixer import apply_fixes, write_atomic  # noqa: E402
+
+SOURCE_SUFFIXES = {".c", ".h", ".cpp", ".hpp", ".cc", ".cxx", ".inl"}
+RULE_CHECKS = (hx110_macro_backslash_misaligned.check, hx111_macro_backslash_whitespace.check)
+
+# Until hexlint/checks/__init__.py lists HX110/HX111, the command measurement registers them in a shim.
+CLI_SHIM = (
+    "import sys; sys.path.insert(0, {repo!r})\n"
+    "from hexlint import checks, registry\n"
+    "from hexlint.checks import hx110_macro_backslash_misaligned as a, hx111_macro_backslash_whitespace as b\n"
+    "checks.CHECKS.setdefault('HX110', a.check); checks.CHECKS.setdefault('HX111', b.check)\n"
+    "registry.all_rules.cache_clear()\n"
+    "from hexlint.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def source_files(tree: Path) -> list[Path]:
+    return sorted(path for path in tree.rglob("*") if path.suffix in SOURCE_SUFFIXES and path.is_file())
+
+
+def load_script(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location("upstream_align_macros", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"bench_macros: {path}: not a Python script")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def script_arguments(fix: bool) -> argparse.Namespace:
+    return argparse.Namespace(
+        fix=fix, diff=False, check=False, mode="min", pad=2, target_col=None, all=False, quiet=True
+    )
+
+
+def options_of(code: str) -> dict:
+    rule = registry.find_rule(code)
+    return dict(rule.options) if rule else {}
+
+
+def hexlint_findings(files: list[Path]) -> int:
+    options = (options_of("HX110"), options_of("HX111"))
+    count = 0
+    for path in files:
+        source = Source(str(path), path.read_bytes())
+        for check, rule_options in zip(RULE_CHECKS, options, strict=True):
+            count += sum(1 for _ in check(source, rule_options))
+    return count
+
+
+def hexlint_fix(files: list[Path]) -> None:
+    options = (options_of("HX110"), options_of("HX111"))
+    for path in files:
+        data = path.read_bytes()
+        source = Source(str(path), data)
+        fixes = [
+            diagnostic.fix
+            for check, rule_options in zip(RULE_CHECKS, options, strict=True)
+            for diagnostic in check(source, rule_options)
+            if diagnostic.fix is not None and diagnostic.fix.safe
+        ]
+        if fixes:
+            write_atomic(path, apply_fixes(data, fixes))
+
+
+def script_run(module: ModuleType, files: list[Path], fix: bool) -> int:
+    arguments = script_arguments(fix)
+    misaligned = 0
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        for path in files:
+            misaligned += module.process_file(str(path), arguments)[1]
+    return misaligned
+
+
+def best_of(repeat: int, action: Callable[[], object], prepare: Callable[[], object] | None = None) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        if prepare:
+            prepare()
+        start = time.perf_counter()
+        action()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def copy_tree(tree: Path, destination: Path) -> list[Path]:
+    if destination.exists():
+        shutil.rmtree(destination)
+    shutil.copytree(tree, destination)
+    return source_files(destination)
+
+
+def command_time(repeat: int, command: list[str], cwd: Path) -> float:
+    def run() -> None:
+        subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+
+    return best_of(repeat, run)
+
+
+def ratio(theirs: float | None, ours: float) -> str:
+    return f"{theirs / ours:6.2f}x" if theirs else "    -  "
+
+
+def report_line(what: str, ours: float, theirs: float | None) -> str:
+    script_ms = f"{theirs * 1000:9.1f} ms" if theirs is not None else "        -   "
+    return f"  {what:<8} hexlint {ours * 1000:9.1f} ms   script {script_ms}   script/hexlint {ratio(theirs, ours)}"
+
+
+def bench_tree(tree: Path, script: Path | None, module: ModuleType | None, repeat: int) -> bool:
+    files = source_files(tree)
+    total_bytes = sum(path.stat().st_size for path in files)
+    lines = sum(path.read_bytes().count(b"\n") for path in files)
+    print(f"{tree}: {len(files)} files, {lines} lines, {total_bytes / 1024:.0f} KiB")
+    findings = hexlint_findings(files)
+    misaligned = script_run(module, files, fix=False) if module else None
+    print(f"  findings: hexlint {findings} (HX110+HX111)" + (f", script {misaligned} misaligned" if module else ""))
+
+    ours = best_of(repeat, lambda: hexlint_findings(files))
+    theirs = best_of(repeat, lambda: script_run(module, files, fix=False)) if module else None
+    print(report_line("check", ours, theirs))
+
+    identical = True
+    with tempfile.TemporaryDirectory() as scratch:
+        ours_dir, theirs_dir = Path(scratch) / "hexlint", Path(scratch) / "script"
+        state: dict[str, list[Path]] = {}
+        ours = best_of(
+            repeat,
+            lambda: hexlint_fix(state["hexlint"]),
+            lambda: state.update(hexlint=copy_tree(tree, ours_dir)),
+        )
+        theirs = None
+        if module:
+            theirs = best_of(
+                repeat,
+                lambda: script_run(module, state["script"], fix=True),
+                lambda: state.update(script=copy_tree(tree, theirs_dir)),
+            )
+            different = [
+                str(path.relative_to(ours_dir))
+                for path in state["hexlint"]
+                if path.read_bytes() != (theirs_dir / path.relative_to(ours_dir)).read_bytes()
+            ]
+            identical = not different
+            print(report_line("fix", ours, theirs))
+            print(
+                f"  fixed trees: {len(files) - len(different)} of {len(files)} files byte-identical"
+                + (f"; different: {', '.join(different)}" if different else "")
+            )
+        else:
+            print(report_line("fix", ours, theirs))
+
+    shim = Path(tempfile.gettempdir()) / "hexlint_bench_cli.py"
+    shim.write_text(CLI_SHIM.format(repo=str(REPO)))
+    ours = command_time(repeat, [sys.executable, str(shim), "--select", "HX110,HX111", "-q", str(tree)], REPO)
+    theirs = command_time(repeat, [sys.executable, str(script), "-q", str(tree)], REPO) if script else None
+    print(report_line("command", ours, theirs))
+    return identical
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    parser.add_argument("--script", default=os.environ.get("HEXLINT_UPSTREAM_ALIGN_SCRIPT"), help="upstream script")
+    parser.add_argument("--tree", action="append", default=[], help="directory to check (repeatable)")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per measurement; the best counts")
+    arguments = parser.parse_args()
+
+    trees = [Path(tree) for tree in arguments.tree]
+    if not trees:
+        if os.environ.get("HEXLINT_UPSTREAM_TREE"):
+            trees.append(Path(os.environ["HEXLINT_UPSTREAM_TREE"]))
+        trees.append(REPO / "fixtures" / "htp-core")
+    script = Path(arguments.script) if arguments.script else None
+    if script and not script.is_file():
+        print(f"bench_macros: {script}: no such file", file=sys.stderr)
+        return 2
+    module = load_script(script) if script else None
+    if not script:
+        print("No upstream script (set HEXLINT_UPSTREAM_ALIGN_SCRIPT or pass --script): timing hexlint alone.")
+    print(f"Python {sys.version.split()[0]}, best of {arguments.repeat} runs\n")
+    all_identical = True
+    for tree in trees:
+        if not tree.is_dir():
+            print(f"bench_macros: {tree}: not a directory", file=sys.stderr)
+            return 2
+        all_identical &= bench_tree(tree, script, module, arguments.repeat)
+        print()
+    return 0 if all_identical else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
