@@ -12,6 +12,7 @@ a leading or inner `/` (anchored to the .gitignore's directory), `*`, `?`, `[...
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -97,6 +98,7 @@ def glob_to_regex(glob: str) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=1024)
 def compile_glob(glob: str) -> re.Pattern[str]:
     """A gitignore-style glob: without an inner "/" it matches a name at any depth, with one it is anchored."""
     anchored = "/" in glob.rstrip("/")

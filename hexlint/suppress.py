@@ -51,40 +51,31 @@ class Suppression:
     well_formed: bool  # False when the [codes] list is missing
 
 
+# One alternation over literals and comments: literals are matched (and skipped) so a "//" inside one is no comment.
+_TOKENS = re.compile(
+    r"""(?P<literal>"(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?)"""
+    r"|(?P<line>//[^\n]*)"
+    r"|(?P<block>/\*.*?(?:\*/|\Z))",
+    re.DOTALL,
+)
+
+
 def iter_comments(text: str) -> Iterator[Comment]:
     """Every // and /* */ comment of C/C++ text, with 1-based positions; literals are skipped."""
-    i = 0
     line = 1
     line_start = 0
-    length = len(text)
-    while i < length:
-        char = text[i]
-        if char == "\n":
-            line += 1
-            line_start = i + 1
-            i += 1
-        elif char in "\"'":
-            i += 1
-            while i < length and text[i] != char and text[i] != "\n":
-                i += 2 if text[i] == "\\" else 1
-            i += 1
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            end = length if end == -1 else end
-            yield Comment(text[i:end], line, i - line_start + 1, line)
-            i = end
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            end = length if end == -1 else end + 2
-            body = text[i:end]
-            yield Comment(body, line, i - line_start + 1, line + body.count("\n"))
-            newlines = body.count("\n")
-            if newlines:
-                line += newlines
-                line_start = i + body.rfind("\n") + 1
-            i = end
-        else:
-            i += 1
+    position = 0
+    for match in _TOKENS.finditer(text):
+        start = match.start()
+        newlines = text.count("\n", position, start)
+        if newlines:
+            line += newlines
+            line_start = text.rfind("\n", position, start) + 1
+        position = start
+        if match.lastgroup == "literal":
+            continue
+        body = match.group()
+        yield Comment(body, line, start - line_start + 1, line + body.count("\n"))
 
 
 def _strip_comment_end(reason: str) -> str:
@@ -114,6 +105,8 @@ def _suppression_from(comment: Comment, path: str) -> Suppression | None:
 
 def find_suppressions(source: Source) -> list[Suppression]:
     """The suppression directives in a file's comments."""
+    if b"hexlint" not in source.data:  # most files have none: skip the lexer
+        return []
     text = source.data.decode("latin-1")
     found = (_suppression_from(comment, source.path) for comment in iter_comments(text) if "hexlint" in comment.text)
     return [suppression for suppression in found if suppression is not None]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hexlint.core import Diagnostic, Severity, Source, Span
 from hexlint.suppress import apply_suppressions, find_suppressions, iter_comments
@@ -19,7 +21,7 @@ def finding(line: int, code: str = "HX110", path: str = "k.c") -> Diagnostic:
 
 
 def everything_ran(_path: str) -> frozenset[str]:
-    return frozenset({"HX110", "HX111", "HX110", "HX002"})
+    return frozenset({"HX110", "HX111", "HX002"})
 
 
 def test_same_line_and_next_line_directives_and_their_targets() -> None:
@@ -131,3 +133,15 @@ def test_end_to_end_parse_error_suppressed_and_unused_directive_reported(
     assert run.stdout.splitlines() == [
         "fine.c:1:31: HX001 [unused-suppression] Suppression of HX002 matches no finding on line 1; remove it."
     ]
+
+
+def test_directive_positions_survive_literals_with_slashes() -> None:
+    text = "url = \"http://x\"; c = '/'; /* a */ x; // hexlint: ignore[HX110] reason\n"
+    (suppression,) = find_suppressions(source(text))
+    assert (suppression.line, suppression.column) == (1, text.index("hexlint") + 1)
+
+
+@given(st.binary(max_size=300))
+def test_scanning_arbitrary_bytes_never_raises(data: bytes) -> None:
+    for suppression in find_suppressions(Source("f.c", data + b"/* hexlint: ignore-next-line[HX110" + data)):
+        assert suppression.line >= 1 and suppression.column >= 1
