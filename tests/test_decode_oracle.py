@@ -90,15 +90,17 @@ def _expected_memory(text: str) -> tuple[str, int | None, bool, bool] | None:
     if not match:
         return None
     name, operand = match[1], match[2]
-    if name.endswith("_phys"):
+    if name.endswith("_phys") or name == "memcpy":  # physical-address loads and DMA copies are not data accesses
         return None
     scale = 128 if name.startswith("vmem") else 1
     unconditional = re.sub(r"^if \([^)]*\) ", "", text)
     is_store = unconditional.startswith(("mem", "vmem"))
     if "++" in operand:
         return (operand.split("++")[0], 0, is_store, True)
-    if "<<" in operand or "=" in operand:
-        return (re.split(r"[+<=]", operand)[0], None, is_store, False)
+    if "=" in operand:  # absolute-set: the access is at the absolute address, rE receives it
+        return ("abs", _number(operand.split("=")[1].lstrip("#")), is_store, False)
+    if "<<" in operand:
+        return (re.split(r"[+<]", operand)[0], None, is_store, False)
     if operand.startswith("gp+"):
         return ("gp", _number(operand[4:]), is_store, False)
     if operand.startswith("#"):

@@ -252,6 +252,11 @@ def _decode_ld(word: int, address: int, packet: int, ext: int | None) -> Instruc
                 return Instruction(address, word, "LD", "deallocframe", "deallocframe", writes=_frame_writes())
             if mode == 3:
                 return _dealloc_return(word, address)
+        if word & 0x0FE000E0 == 0x02000020:  # rD = vextract(vU,rS): reads an HVX register
+            text = f"{_R[dest]} = vextract({_V[(word >> 8) & 31]},{base})"
+            return Instruction(
+                address, word, "HVX", "vextract", text, writes=(RegisterWrite(_R[dest], "other"),), is_hvx=True
+            )
         if kind not in _LOAD_TYPES:
             return _unknown(word, address, "LD")
         size = _LOAD_TYPES[kind][1]
@@ -373,9 +378,9 @@ def _decode_ldst3(word: int, address: int, packet: int, ext: int | None) -> Inst
         if spec is None or (group >= 0b1100 and kind & 4):
             return _unknown(word, address, "ST")
         mnemonic, size = spec
-        offset = _imm((word >> 7) & 63, 6, size, False, ext if group >= 0b1100 else None)
+        offset = _imm((word >> 7) & 63, 6, size, False, None)  # the stored value is the extendable operand
         if group >= 0b1100:
-            value = _signed(((word >> 13) & 1) << 7 | word & 0x7F, 8)
+            value = _imm(((word >> 13) & 1) << 7 | word & 0x7F, 8, 1, True, ext)
             cond = ""
         else:
             value = _imm(((word >> 13) & 1) << 5 | word & 31, 6, 1, True, ext)
