@@ -30,11 +30,11 @@ def _knows_hexagon(path: str) -> bool:
     return "hexagon" in result.stdout.lower()
 
 
-def find_objdump(explicit: str | None = None, environ: Mapping[str, str] | None = None) -> str | None:
-    """The first LLVM objdump that supports Hexagon, or None ('none' forces hexlint's own rendering)."""
+def find_objdumps(explicit: str | None = None, environ: Mapping[str, str] | None = None) -> list[str]:
+    """LLVM objdumps that support Hexagon, best first ('none' forces hexlint's own rendering)."""
     environ = os.environ if environ is None else environ
     if explicit:
-        return None if explicit == "none" else explicit
+        return [] if explicit == "none" else [explicit]
     candidates: list[str] = []
     for variable in ("HEXAGON_TOOLS_ROOT", "HEXAGON_SDK_ROOT"):
         root = environ.get(variable)
@@ -49,7 +49,12 @@ def find_objdump(explicit: str | None = None, environ: Mapping[str, str] | None 
         if directory and Path(directory).is_dir():
             versioned.update(str(path) for path in Path(directory).glob("llvm-objdump-[0-9]*"))
     candidates += sorted(versioned, key=lambda path: int(re.sub(r"\D", "", Path(path).name) or 0), reverse=True)
-    return next((candidate for candidate in candidates if _knows_hexagon(candidate)), None)
+    return [candidate for candidate in dict.fromkeys(candidates) if _knows_hexagon(candidate)]
+
+
+def find_objdump(explicit: str | None = None, environ: Mapping[str, str] | None = None) -> str | None:
+    found = find_objdumps(explicit, environ)
+    return found[0] if found else None
 
 
 def llvm_text(objdump: str, audit: LibraryAudit, function: FunctionAudit) -> dict[int, str]:
@@ -73,6 +78,8 @@ def llvm_text(objdump: str, audit: LibraryAudit, function: FunctionAudit) -> dic
         result = subprocess.run([*command, audit.path], capture_output=True, text=True, timeout=120, check=False)
     except (OSError, subprocess.SubprocessError):
         return {}
+    if result.returncode != 0 or "not a recognized processor" in result.stderr:
+        return {}  # e.g. an older LLVM that does not know this CPU version
     listing = {}
     for line in result.stdout.splitlines():
         match = _LISTING_LINE.match(line)
@@ -94,7 +101,7 @@ def _annotations(function: FunctionAudit) -> dict[int, list[str]]:
         else:
             where = "in loop" if access.loop is not None else "frame"
             action = "SPILL" if access.is_store else "RELOAD"
-            notes[access.address].append(f"{kind} {action} {access.slot[0]}{access.slot[1]:+d} ({where})")
+            notes[access.address].append(f"{kind} {action} {access.slot[0]}+#{access.slot[1]} ({where})")
     for call in function.calls:
         flags = [flag for flag, on in (("DIVISION", call.is_division), ("PROMOTION", call.is_promotion)) if on]
         notes[call.address].append(" ".join(["call", call.helper or "?", *flags]))
@@ -103,9 +110,14 @@ def _annotations(function: FunctionAudit) -> dict[int, list[str]]:
     return notes
 
 
-def render_function(audit: LibraryAudit, function: FunctionAudit, objdump: str | None) -> str:
-    llvm = llvm_text(objdump, audit, function) if objdump else {}
-    source = f"text from {Path(objdump).name}" if llvm else "hexlint's own rendering"
+def render_function(audit: LibraryAudit, function: FunctionAudit, objdumps: list[str]) -> str:
+    llvm: dict[int, str] = {}
+    source = "hexlint's own rendering"
+    for objdump in objdumps:
+        llvm = llvm_text(objdump, audit, function)
+        if llvm:
+            source = f"text from {Path(objdump).name}"
+            break
     cfg = function.cfg
     number = {loop.header: index + 1 for index, loop in enumerate(sorted(cfg.loops, key=lambda loop: loop.header))}
     latches = defaultdict(list)
@@ -145,5 +157,12 @@ def render_function(audit: LibraryAudit, function: FunctionAudit, objdump: str |
 
 
 def render_disassembly(audit: LibraryAudit, objdump_option: str | None = None) -> str:
-    objdump = find_objdump(objdump_option)
-    return "\n".join(render_function(audit, function, objdump) for function in audit.functions)
+    objdumps = find_objdumps(objdump_option)
+    rendered = []
+    for function in audit.functions:
+        rendered.append(render_function(audit, function, objdumps))
+        if objdumps and "text from" in rendered[-1].splitlines()[0]:
+            # keep the objdump that worked first, so later functions do not retry the ones that failed
+            name = rendered[-1].splitlines()[0].rsplit("text from ", 1)[1].rstrip(")")
+            objdumps = sorted(objdumps, key=lambda path: Path(path).name != name)
+    return "\n".join(rendered)

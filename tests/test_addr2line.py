@@ -1,0 +1,188 @@
+"""addr2line: DWARF lines and inlined frames against llvm-addr2line-22, and the --addr2line CLI entry point."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_binary_support import ADDR2LINE, build_library
+
+from hexlint.binary.addr2line import addresses_in_text, parse_address
+from hexlint.binary.options import add_binary_arguments
+from hexlint.binary.run import run_addr2line
+from hexlint.elf import DebugInfo, load_elf
+
+ROOT = Path(__file__).resolve().parent.parent
+DEBUG_CORE = ROOT / "fixtures" / "htp-core" / "lib" / "libhtp-core-v73-g.so"
+
+INLINED = r"""
+static inline __attribute__((always_inline)) int inner(int x) {
+    return x * 3 + 1;
+}
+static inline __attribute__((always_inline)) int middle(int x) {
+    return inner(x) ^ inner(x + 7);
+}
+int outer(const int *v, int n) {
+    int s = 0;
+    for (int i = 0; i < n; i++) s += middle(v[i]);
+    return s;
+}
+"""
+
+
+def llvm_frames(library: Path, addresses: list[int]) -> dict[int, list[tuple[str, str, int, int]]]:
+    text = "\n".join(hex(address) for address in addresses) + "\n"
+    result = subprocess.run(
+        [ADDR2LINE, "-f", "-i", "--output-style=JSON", "-e", str(library)],
+        input=text,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    frames = {}
+    for line in result.stdout.splitlines():
+        record = json.loads(line)
+        frames[int(record["Address"], 16)] = [
+            (symbol["FunctionName"], symbol["FileName"], symbol["Line"], symbol["Column"])
+            for symbol in record["Symbol"]
+        ]
+    return frames
+
+
+def our_frames(debug: DebugInfo, address: int) -> list[tuple[str, str, int, int]]:
+    return [
+        (
+            frame.function or "",
+            frame.location.file if frame.location else "",
+            *((frame.location.line, frame.location.column) if frame.location else (0, 0)),
+        )
+        for frame in debug.frames(address)
+    ]
+
+
+def compare_every_instruction(library: Path) -> tuple[int, list[str]]:
+    image = load_elf(library)
+    debug = DebugInfo(image)
+    addresses = [
+        a for section in image.code_sections for a in range(section.address, section.address + len(section.data), 4)
+    ]
+    expected = llvm_frames(library, addresses)
+    compared, mismatches = 0, []
+    for address in addresses:
+        theirs = expected[address]
+        if not theirs or not theirs[0][0]:
+            continue  # llvm knows no function here (padding between functions)
+        compared += 1
+        ours = our_frames(debug, address)
+        if ours != theirs:
+            mismatches.append(f"{address:#x}: ours {ours} llvm {theirs}")
+    return compared, mismatches
+
+
+def test_every_instruction_of_the_debug_core_build_matches_llvm_addr2line():
+    if not ADDR2LINE:
+        pytest.skip("llvm-addr2line-22 is needed as the oracle")
+    compared, mismatches = compare_every_instruction(DEBUG_CORE)
+    assert compared > 5000
+    assert not mismatches, "\n".join(mismatches[:20])
+
+
+@pytest.mark.parametrize("dwarf_version", [4, 5])
+def test_inlined_frames_match_llvm_addr2line_in_dwarf_4_and_5(tmp_path, dwarf_version):
+    if not ADDR2LINE:
+        pytest.skip("llvm-addr2line-22 is needed as the oracle")
+    library = build_library(tmp_path, INLINED, extra=("-g", f"-gdwarf-{dwarf_version}", "-O2"))
+    compared, mismatches = compare_every_instruction(library)
+    assert compared > 10
+    assert not mismatches, "\n".join(mismatches[:20])
+    debug = DebugInfo(load_elf(library))
+    depths = [len(debug.frames(address)) for address in range(0x10000, 0x20000, 4) if debug.location(address)]
+    assert max(depths) == 3  # inner inlined into middle inlined into outer
+
+
+def arguments(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("paths", nargs="*")
+    add_binary_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+class NoStdin(io.StringIO):
+    def read(self, *args):  # pragma: no cover - reaching this is the failure
+        raise AssertionError("stdin must not be read without '-'")
+
+
+def test_cli_resolves_explicit_addresses_to_function_offset_and_lines():
+    image = load_elf(DEBUG_CORE)
+    function = next(f for f in image.functions if f.name == "binary_task")
+    out, err = io.StringIO(), io.StringIO()
+    status = run_addr2line(arguments("--addr2line", hex(function.address + 0x40), str(DEBUG_CORE)), NoStdin(), out, err)
+    assert status == 0, err.getvalue()
+    lines = out.getvalue().splitlines()
+    assert lines[0] == f"{function.address + 0x40:#010x}: binary_task+0x40"
+    assert lines[1].startswith("    at ") and (".c:" in lines[1] or ".h:" in lines[1])
+
+
+def test_cli_reads_addresses_from_a_crash_log_on_stdin():
+    image = load_elf(DEBUG_CORE)
+    task = next(f for f in image.functions if f.name == "matmul_task")
+    log = (
+        "11-30 06:12:01.123  1234  1250 E adsprpc : vendor/qcom/.../fastrpc.c:1234: Error 0x80000406: crash\n"
+        f"11-30 06:12:01.124  1234  1250 E ggml-hex: FARF: pc {task.address + 8:#x} sp 0xdeadbee0 lr 0x1\n"
+        f"    #00 pc {task.address + 16:08x}  /vendor/lib/rfsa/adsp/libggml-htp-v73.so\n"
+    )
+    out, err = io.StringIO(), io.StringIO()
+    status = run_addr2line(arguments("--addr2line", "-", str(DEBUG_CORE)), io.StringIO(log), out, err)
+    assert status == 0, err.getvalue()
+    text = out.getvalue()
+    assert "matmul_task+0x8" in text and "matmul_task+0x10" in text
+    assert "0xdeadbee0" not in text and "80000406" not in text  # not code addresses: skipped
+
+
+def test_cli_reports_addresses_outside_the_code():
+    out, err = io.StringIO(), io.StringIO()
+    assert run_addr2line(arguments("--addr2line", "0x4", str(DEBUG_CORE)), NoStdin(), out, err) == 0
+    assert "not in the library's code" in out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--addr2line", "0x10000"], "give the library"),
+        (["--addr2line", "zz9", str(DEBUG_CORE)], "not a hex address"),
+        (["--addr2line", "0x1", str(DEBUG_CORE), str(DEBUG_CORE.with_name("libhtp-core-v73.so"))], "one library"),
+    ],
+)
+def test_cli_errors_are_one_line_and_exit_2(argv, message):
+    out, err = io.StringIO(), io.StringIO()
+    assert run_addr2line(arguments(*argv), NoStdin(), out, err) == 2
+    assert message in err.getvalue() and err.getvalue().count("\n") == 1
+
+
+def test_cli_on_a_non_elf_file_is_exit_2(tmp_path):
+    bogus = tmp_path / "lib.so"
+    bogus.write_text("not an elf")
+    err = io.StringIO()
+    assert run_addr2line(arguments("--addr2line", "0x10", str(bogus)), NoStdin(), io.StringIO(), err) == 2
+    assert err.getvalue() == f"hexlint: {bogus}: not an ELF file\n"
+
+
+def test_library_without_dwarf_gives_function_offset_and_a_note():
+    library = ROOT / "fixtures" / "htp-core" / "lib" / "libhtp-core-v73.so"
+    function = load_elf(library).functions[0]
+    out = io.StringIO()
+    assert (
+        run_addr2line(arguments("--addr2line", hex(function.address), str(library)), NoStdin(), out, io.StringIO()) == 0
+    )
+    assert f"{function.name}+0x0" in out.getvalue()
+    assert "note:" in out.getvalue()
+
+
+def test_address_parsing():
+    assert parse_address("0x51A30") == 0x51A30
+    assert parse_address("51a30") == 0x51A30
+    assert addresses_in_text("at 0x10 and 0x10, pc 0001a2b4 and 0x20") == [0x10, 0x1A2B4, 0x20]
