@@ -6,6 +6,7 @@ once however many rules run. Declarations from system, builtin and stand-in head
 
 from __future__ import annotations
 
+import functools
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -17,6 +18,7 @@ from hexlint.c.node import Node
 from hexlint.c.parse import ParsedUnit
 
 _CONTINUE = 1
+_realpath = functools.lru_cache(maxsize=4096)(os.path.realpath)
 _RECURSE = 2
 _FUNCTION_KINDS = frozenset({"FUNCTION_DECL", "CXX_METHOD", "FUNCTION_TEMPLATE", "CONSTRUCTOR", "DESTRUCTOR"})
 
@@ -32,6 +34,7 @@ class UnitIndex:
         self._cursors_by_kind: dict[int, list[cindex.Cursor]] = defaultdict(list)
         self._top_level: list[cindex.Cursor] = []
         self._lines: dict[str, list[str]] = {}
+        self._bytes: dict[str, bytes] = {}
         self._functions: dict[str, Node] | None = None
         self._function_ranges: dict[str, list[tuple[int, int, Node]]] | None = None
         if unit.translation_unit is not None:
@@ -48,7 +51,7 @@ class UnitIndex:
             name = location.file.name if location.file else ""
             indexed = file_is_indexed.get(name)
             if indexed is None:
-                indexed = file_is_indexed[name] = bool(name) and os.path.realpath(name) in self.indexed_files
+                indexed = file_is_indexed[name] = bool(name) and _realpath(name) in self.indexed_files
             if indexed:
                 top_level.append(cursor)
             return _CONTINUE
@@ -131,15 +134,23 @@ class UnitIndex:
                 return top
         return None
 
+    def source_bytes(self, path: str) -> bytes:
+        """The bytes of an indexed file (empty when unreadable): offsets of nodes index into them."""
+        data = self._bytes.get(path)
+        if data is None:
+            try:
+                with open(path, "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                data = b""
+            self._bytes[path] = data
+        return data
+
     def source_line(self, path: str, line: int) -> str:
         """A line of an indexed file as text (undecodable bytes replaced), for messages and baseline fingerprints."""
         lines = self._lines.get(path)
         if lines is None:
-            try:
-                with open(path, "rb") as handle:
-                    lines = handle.read().decode("utf-8", errors="replace").splitlines()
-            except OSError:
-                lines = []
+            lines = self.source_bytes(path).decode("utf-8", errors="replace").splitlines()
             self._lines[path] = lines
         return lines[line - 1] if 0 < line <= len(lines) else ""
 
@@ -168,7 +179,7 @@ def project_headers_included(unit: ParsedUnit, project_files: Sequence[str]) -> 
     wanted = {os.path.realpath(path) for path in project_files}
     found = []
     for inclusion in unit.translation_unit.get_includes():
-        name = os.path.realpath(inclusion.include.name)
+        name = _realpath(inclusion.include.name)
         if name in wanted and name not in found:
             found.append(name)
     return found

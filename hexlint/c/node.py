@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import clang.cindex as cindex
 
@@ -32,13 +34,14 @@ def _text(read) -> str:
 class Node:
     """One AST node. Attributes are computed on first use: most nodes are never looked at closely."""
 
-    __slots__ = ("_cursor", "_end", "_kind", "_location")
+    __slots__ = ("_cursor", "_end", "_kind", "_location", "_offsets")
 
     def __init__(self, cursor: cindex.Cursor, kind: str | None = None) -> None:
         self._cursor = cursor
         self._kind = kind
         self._location: tuple[str, int, int] | None = None
         self._end: tuple[int, int] | None = None
+        self._offsets: tuple[int, int] | None = None
 
     def __eq__(self, other: object) -> bool:
         # clang_equalCursors tells apart copies of one node reached along different walks; hash + extent does not.
@@ -109,13 +112,19 @@ class Node:
     def end_column(self) -> int:
         return self._load_end()[1]
 
+    def _load_offsets(self) -> tuple[int, int]:
+        if self._offsets is None:
+            extent = self._cursor.extent
+            self._offsets = (extent.start.offset, extent.end.offset)
+        return self._offsets
+
     @property
     def start_offset(self) -> int:
-        return self._cursor.extent.start.offset
+        return self._load_offsets()[0]
 
     @property
     def end_offset(self) -> int:
-        return self._cursor.extent.end.offset
+        return self._load_offsets()[1]
 
     def span(self) -> Span:
         return Span(self.path, self.line, self.column, self.end_line, self.end_column)
@@ -160,9 +169,11 @@ class Node:
         if self.kind not in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR"):
             return ""
         try:
-            return self._cursor.binary_operator.name and _BINARY_SPELLING.get(self._cursor.binary_operator.name, "")
+            # The raw enum value and a table: the enum wrapper costs more than the call on hot paths.
+            spelling = _binary_spelling_by_value().get(cindex.conf.lib.clang_getCursorBinaryOperatorKind(self._cursor))
         except (AttributeError, ValueError):
-            return self._operator_from_tokens()
+            spelling = None
+        return spelling if spelling is not None else self._operator_from_tokens()
 
     def _operator_from_tokens(self) -> str:
         children = self.children()
@@ -184,6 +195,14 @@ class Node:
             return tokens[0]
         return tokens[-1] if tokens and tokens[-1] in ("++", "--") else ""
 
+    @property
+    def unary_operator_is_dereference(self) -> bool:
+        """A `*p` load (cheap to ask of any node: only unary operators read their first token)."""
+        if self.kind != "UNARY_OPERATOR":
+            return False
+        first = next(iter(self._cursor.get_tokens()), None)
+        return first is not None and first.spelling == "*"
+
     def tokens(self) -> list[str]:
         return [_text(lambda t=token: t.spelling) for token in self._cursor.get_tokens()]
 
@@ -202,6 +221,42 @@ class Node:
         return result
 
     @property
+    def constant_value(self) -> int | float | None:
+        """The value clang folds this expression to (literals, enum constants, sizeof, const-initialised ints ...)."""
+        return _evaluate(self._cursor)
+
+    @property
+    def type_kind(self) -> str:
+        """The TypeKind name of the canonical type ("INT", "FLOAT", "POINTER", "RECORD" ...)."""
+        try:
+            return self._cursor.type.get_canonical().kind.name
+        except ValueError:
+            return "UNEXPOSED"
+
+    @property
+    def is_floating_type(self) -> bool:
+        return self.type_kind in _FLOATING_TYPE_KINDS
+
+    def unwrapped(self) -> Node:
+        """This expression without the implicit casts, parentheses and C-style casts around it."""
+        node = self
+        while node.kind in _WRAPPER_KINDS:
+            children = node.children()
+            if not children:
+                break
+            node = children[-1]
+        return node
+
+    @property
+    def spelling_start(self) -> SpellingPlace:
+        """Where the node's first token is written: inside a #define for code a macro body produced."""
+        return _spelling_place(self._cursor.extent.start)
+
+    @property
+    def spelling_end(self) -> SpellingPlace:
+        return _spelling_place(self._cursor.extent.end)
+
+    @property
     def is_macro_expansion(self) -> bool:
         """True when the node's first token comes from a macro expansion (spelling and expansion locations differ)."""
         return _spelling_differs(self._cursor)
@@ -210,6 +265,66 @@ class Node:
     def raw(self) -> cindex.Cursor:
         """Escape hatch for hexlint/c only."""
         return self._cursor
+
+
+_FLOATING_TYPE_KINDS = frozenset({"HALF", "FLOAT16", "FLOAT", "DOUBLE", "LONGDOUBLE", "BFLOAT16"})
+_WRAPPER_KINDS = frozenset({"UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR"})
+_EVAL_INT = 1
+_EVAL_FLOAT = 2
+_evaluation_ready = False
+
+
+def _prepare_evaluation() -> None:
+    # clang.cindex does not declare the clang_EvalResult_* functions; declare them once on the loaded library.
+    global _evaluation_ready
+    lib = cindex.conf.lib
+    lib.clang_Cursor_Evaluate.argtypes = [cindex.Cursor]
+    lib.clang_Cursor_Evaluate.restype = ctypes.c_void_p
+    lib.clang_EvalResult_getKind.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_getKind.restype = ctypes.c_int
+    lib.clang_EvalResult_getAsLongLong.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_getAsLongLong.restype = ctypes.c_longlong
+    lib.clang_EvalResult_getAsDouble.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_getAsDouble.restype = ctypes.c_double
+    lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_dispose.restype = None
+    _evaluation_ready = True
+
+
+def _evaluate(cursor: cindex.Cursor) -> int | float | None:
+    if not _evaluation_ready:
+        _prepare_evaluation()
+    lib = cindex.conf.lib
+    result = lib.clang_Cursor_Evaluate(cursor)
+    if not result:
+        return None
+    try:
+        kind = lib.clang_EvalResult_getKind(result)
+        if kind == _EVAL_INT:
+            return int(lib.clang_EvalResult_getAsLongLong(result))
+        if kind == _EVAL_FLOAT:
+            return float(lib.clang_EvalResult_getAsDouble(result))
+        return None
+    finally:
+        lib.clang_EvalResult_dispose(result)
+
+
+@dataclass(frozen=True)
+class SpellingPlace:
+    path: str
+    line: int
+    column: int
+    offset: int
+
+
+def _spelling_place(location: cindex.SourceLocation) -> SpellingPlace:
+    file_object = cindex.c_object_p()
+    line, column, offset = cindex.c_uint(), cindex.c_uint(), cindex.c_uint()
+    cindex.conf.lib.clang_getSpellingLocation(
+        location, cindex.byref(file_object), cindex.byref(line), cindex.byref(column), cindex.byref(offset)
+    )
+    path = _text(lambda: cindex.File(file_object).name) if file_object else ""
+    return SpellingPlace(path, line.value, column.value, offset.value)
 
 
 def _spelling_differs(cursor: cindex.Cursor) -> bool:
@@ -256,5 +371,17 @@ _BINARY_SPELLING = {
     "OrAssign": "|=",
     "Comma": ",",
 }
+
+_BINARY_SPELLING_BY_VALUE: dict[int, str] = {}
+
+
+def _binary_spelling_by_value() -> dict[int, str]:
+    if not _BINARY_SPELLING_BY_VALUE:
+        for name, spelling in _BINARY_SPELLING.items():
+            operator = getattr(cindex.BinaryOperator, name, None)
+            if operator is not None:
+                _BINARY_SPELLING_BY_VALUE[operator.value] = spelling
+    return _BINARY_SPELLING_BY_VALUE
+
 
 _PREFIX_OPERATORS = frozenset({"!", "&", "*", "-", "+", "~", "++", "--"})

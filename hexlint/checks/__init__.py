@@ -9,6 +9,15 @@ Signatures by rule kind (the kind is declared in the rule's document in rules/):
 
 from __future__ import annotations
 
+from hexlint.checks import (
+    hx101_kernel_params_unread,
+    hx102_kernel_params_unwritten,
+    hx108_division_in_loop,
+)
 from hexlint.core import CheckFunction
 
-CHECKS: dict[str, CheckFunction] = {}
+CHECKS: dict[str, CheckFunction] = {
+    "HX101": hx101_kernel_params_unread.check,
+    "HX102": hx102_kernel_params_unwritten.check,
+    "HX108": hx108_division_in_loop.check,
+}

@@ -1,0 +1,175 @@
+"""HX108 division-in-loop: `/` or `%` by a value the compiler cannot fold, inside a loop of kernel code."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from hexlint.c.index import Project, UnitIndex
+from hexlint.c.node import Node
+from hexlint.checks._c_helpers import (
+    LoopFinder,
+    LoopRegion,
+    RuleIdentity,
+    diagnostic_at,
+    is_loop_invariant,
+    loop_regions,
+    matches_any,
+    rule_identity,
+    string_list,
+)
+from hexlint.core import Diagnostic, Related, Severity, Span
+
+CODE = "HX108"
+DIVISION_OPERATORS = frozenset({"/", "%", "/=", "%="})
+_LONGEST_QUOTED_DIVISOR = 60
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
+    identity = rule_identity(CODE, "division-in-loop", Severity.WARNING)
+    settings = DivisionSettings.from_options(options)
+    reported: set[tuple[str, int]] = set()
+    for unit in project.kernel_units():
+        for finding in _unit_findings(identity, unit, settings):
+            # A division in a macro body is one finding at its #define line, however often the macro is expanded.
+            key = (finding.span.path, finding.span.line or 0, finding.span.column or 0)
+            if key not in reported:
+                reported.add(key)
+                yield finding
+
+
+@dataclass(frozen=True)
+class DivisionSettings:
+    floating_point: bool
+    exempt_functions: tuple[str, ...]
+    setup_loop_bounds: tuple[str, ...]
+    fastdiv_init: str
+    fastdiv: str
+    fastmod: str
+
+    @staticmethod
+    def from_options(options: Mapping[str, Any]) -> DivisionSettings:
+        return DivisionSettings(
+            floating_point=bool(options.get("check_floating_point", True)),
+            exempt_functions=string_list(options, "exempt_functions"),
+            setup_loop_bounds=string_list(options, "setup_loop_bounds"),
+            fastdiv_init=str(options.get("fastdiv_init", "init_fastdiv_values")),
+            fastdiv=str(options.get("fastdiv", "fastdiv")),
+            fastmod=str(options.get("fastmod", "fastmodulo")),
+        )
+
+
+def _unit_findings(identity: RuleIdentity, unit: UnitIndex, settings: DivisionSettings) -> Iterator[Diagnostic]:
+    # One kind at a time: asking for several sorts them by location, which costs a libclang call per node.
+    candidates = [*unit.nodes("BINARY_OPERATOR"), *unit.nodes("COMPOUND_ASSIGNMENT_OPERATOR")]
+    divisions = [node for node in candidates if node.binary_operator in DIVISION_OPERATORS]
+    if not divisions:
+        return
+    finder = LoopFinder([region for region in loop_regions(unit) if not _is_setup_loop(region, settings)])
+    for division in divisions:
+        region = finder.innermost(division)
+        if region is None:
+            continue
+        operands = division.children()
+        if len(operands) != 2:
+            continue
+        divisor = operands[1]
+        if divisor.constant_value is not None:
+            continue  # the compiler turns division by a constant into a multiply and shift
+        is_float = division.is_floating_type or operands[0].is_floating_type or divisor.is_floating_type
+        if is_float and not settings.floating_point:
+            continue
+        if divisor.unwrapped().type_kind == "VECTOR":
+            continue
+        if not is_loop_invariant(unit, region, divisor):
+            continue  # a divisor that changes every iteration cannot be precomputed: there is nothing to suggest
+        if operands[0].constant_value is not None and is_float:
+            continue  # `1.0f / x` is the reciprocal the advice asks for, computed once per outer iteration
+        if is_loop_invariant(unit, region, operands[0]):
+            continue  # both operands fixed: the compiler hoists the whole division out of the loop
+        function = unit.enclosing_function(division)
+        if function is not None and matches_any(function.spelling, settings.exempt_functions):
+            continue
+        yield _finding(identity, unit, division, divisor, region, is_float, settings)
+
+
+def _is_setup_loop(region: LoopRegion, settings: DivisionSettings) -> bool:
+    """A loop bounded by the thread or task count runs a handful of times per op: plain division is right there."""
+    names = IDENTIFIER.findall(region.condition)
+    return any(matches_any(name, settings.setup_loop_bounds) for name in names)
+
+
+def _finding(
+    identity: RuleIdentity,
+    unit: UnitIndex,
+    division: Node,
+    divisor: Node,
+    region: LoopRegion,
+    is_float: bool,
+    settings: DivisionSettings,
+) -> Diagnostic:
+    message = _message(unit, division, divisor, is_float, settings)
+    loop = region.loop
+    loop_place = loop.spelling_start if region.from_macro else None
+    if loop_place is not None and loop_place.path:
+        loop_span = Span(loop_place.path, loop_place.line, loop_place.column)
+    else:
+        loop_span = Span(loop.path, loop.line, loop.column)
+    related = [Related(loop_span, "the loop that repeats the division")]
+    if not division.is_macro_expansion:
+        return diagnostic_at(identity, unit, division, message, related)
+    place = division.spelling_start
+    if not place.path:
+        return diagnostic_at(identity, unit, division, message, related)
+    related.append(Related(Span(division.path, division.line, division.column), "expanded from this macro use"))
+    return Diagnostic(
+        code=identity.code,
+        name=identity.name,
+        severity=identity.severity,
+        message=message,
+        span=Span(place.path, place.line, place.column),
+        related=tuple(related),
+        fingerprint_text=unit.source_line(place.path, place.line).strip().rstrip("\\").strip(),
+    )
+
+
+def _message(unit: UnitIndex, division: Node, divisor: Node, is_float: bool, settings: DivisionSettings) -> str:
+    what = "modulo" if division.binary_operator.startswith("%") else "division"
+    quoted = _divisor_text(unit, divisor)
+    if is_float:
+        return (
+            f"Floating-point {what} by {quoted} inside a loop calls a software divide on every iteration "
+            "(Hexagon has no divide instruction); multiply by its reciprocal computed once before the loop."
+        )
+    helper = settings.fastmod if what == "modulo" else settings.fastdiv
+    return (
+        f"Integer {what} by {quoted} inside a loop calls a software divide on every iteration "
+        f"(Hexagon has no divide instruction); precompute `{settings.fastdiv_init}()` for the divisor once "
+        f"and use `{helper}()`."
+    )
+
+
+def _divisor_text(unit: UnitIndex, divisor: Node) -> str:
+    """The divisor as written, quoted, when it is a short expression; else a generic phrase."""
+    if divisor.is_macro_expansion:
+        # Inside a macro only the first token's spelling is known: read one operand from there.
+        place = divisor.spelling_start
+        data = unit.source_bytes(place.path)
+        match = _OPERAND.match(data, place.offset) if place.path else None
+        if match is None:
+            return "a non-constant value"
+        start, end = match.start(), match.end()
+    else:
+        data = unit.source_bytes(divisor.path)
+        start, end = divisor.start_offset, divisor.end_offset
+    if not 0 <= start < end <= len(data) or end - start > _LONGEST_QUOTED_DIVISOR:
+        return "a non-constant value"
+    text = " ".join(data[start:end].decode("utf-8", errors="replace").replace("\\\n", " ").split())
+    return f"`{text}`"
+
+
+# An identifier with member accesses (`sctx->k_chunks`), or a parenthesised group of one level (`(ne1 * ne2)`).
+_OPERAND = re.compile(rb"[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*|\([^()]*\)")
