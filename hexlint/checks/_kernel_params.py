@@ -1,0 +1,648 @@
+"""Cross-file facts about `*_kernel_params` structs: fields, host writes, kernel reads, and the ops each belongs to.
+
+Shared by HX101 (written, never read), HX102 (read, never written) and HX103 (recomputed in the kernel). Everything is
+gathered from the index buckets (`unit.nodes(KIND)`), descending only below the few nodes that touch a params struct.
+
+Op attribution: a kernel function belongs to the ops whose dispatch `case` reaches it through the kernel call graph; a
+host write belongs to the ops named in the `if` conditions around it or around the calls that lead to it (`opcode ==
+HTP_OP_X`, or a predicate like `htp_op_is_unary(opcode)` whose body lists the ops), else to the ops named in the
+smallest enclosing block (`htp_opnode node(n, {}, HTP_OP_X)`). `None` means unknown: it matches every op.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import weakref
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from hexlint.c.index import Project, UnitIndex
+from hexlint.c.node import Node
+from hexlint.core import Diagnostic, Related, Severity, Span
+
+DEFAULT_STRUCT_PATTERN = r"^htp_\w+_kernel_params$"
+DEFAULT_OP_PATTERN = r"^HTP_OP_\w+$"
+DEFAULT_IGNORED_OPS = ("HTP_OP_INVALID",)
+
+_RECORD_KINDS = frozenset({"STRUCT_DECL", "UNION_DECL"})
+_TRANSPARENT_KINDS = frozenset({"UNEXPOSED_EXPR", "PAREN_EXPR"})
+_MAX_CALLER_DEPTH = 4
+# What follows or precedes an lvalue that is written: `= v`, `+= v`, `++`, and `&kp->f` handed to a setter.
+_SKIP_SUBSCRIPTS = re.compile(rb"^(?:\s*\[[^\]\n]*\])+")
+_WRITE_AFTER = re.compile(rb"^\s*(?:=(?!=)|[-+*/%&|^]=|<<=|>>=|\+\+|--)")
+_WRITE_BEFORE = re.compile(rb"(?:(?<![&\w)\]])&|\+\+|--)\s*$")
+
+Ops = frozenset[str] | None
+
+
+@dataclass(frozen=True)
+class ParamsField:
+    """One leaf of a params struct, e.g. `u.hmx.row_buf_stride` of `htp_fa_kernel_params`."""
+
+    struct: str
+    path: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class FieldAccess:
+    """A host write or kernel read of one field (or of a whole nested record, `path` then being its prefix)."""
+
+    struct: str
+    path: str
+    node: Node
+    function: str
+    ops: Ops
+    line_text: str
+
+    @property
+    def span(self) -> Span:
+        return self.node.span()
+
+    @property
+    def where(self) -> str:
+        return f"{os.path.basename(self.node.path)}:{self.node.line}"
+
+
+@dataclass(frozen=True)
+class KernelParamsFacts:
+    fields: Mapping[tuple[str, str], ParamsField]
+    host_writes: tuple[FieldAccess, ...]
+    kernel_reads: tuple[FieldAccess, ...]
+    # Kernel functions by name, with the ops that reach them (absent: not reached from any dispatch case).
+    kernel_function_ops: Mapping[str, frozenset[str]]
+    # Ops whose dispatch case calls a function defined in this run: their kernels are present.
+    dispatched_ops: frozenset[str]
+    # Where each kernel function is defined: (unit, node), for rules that look inside kernel functions.
+    kernel_functions: Mapping[str, tuple[UnitIndex, Node]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Settings:
+    struct_pattern: re.Pattern[str]
+    op_pattern: re.Pattern[str]
+    ignored_ops: frozenset[str]
+
+
+def settings_from(options: Mapping[str, Any]) -> _Settings:
+    return _Settings(
+        struct_pattern=re.compile(str(options.get("struct_pattern", DEFAULT_STRUCT_PATTERN))),
+        op_pattern=re.compile(str(options.get("op_pattern", DEFAULT_OP_PATTERN))),
+        ignored_ops=frozenset(options.get("ignored_ops", DEFAULT_IGNORED_OPS)),
+    )
+
+
+# The three rules ask for the same facts; gather them once per project and settings.
+_CACHE: dict[int, tuple[weakref.ref[Project], _Settings, KernelParamsFacts]] = {}
+
+
+def gather(project: Project, options: Mapping[str, Any]) -> KernelParamsFacts:
+    """The facts for a project, computed once per project and settings."""
+    settings = settings_from(options)
+    cached = _CACHE.get(id(project))
+    if cached is not None and cached[0]() is project and cached[1] == settings:
+        return cached[2]
+    facts = _Gatherer(project, settings).run()
+    _CACHE.clear()
+    _CACHE[id(project)] = (weakref.ref(project), settings, facts)
+    return facts
+
+
+def ops_overlap(first: Ops, second: Ops) -> bool:
+    """Unknown ops (None) overlap everything."""
+    return first is None or second is None or bool(first & second)
+
+
+def path_covers(writer_path: str, reader_path: str) -> bool:
+    """A write of `u.hmx` covers a read of `u.hmx.g_br`, and the other way round."""
+    return (
+        writer_path == reader_path
+        or reader_path.startswith(writer_path + ".")
+        or writer_path.startswith(reader_path + ".")
+    )
+
+
+def describe_ops(ops: Ops, limit: int = 3) -> str:
+    if not ops:
+        return "any op"
+    names = sorted(ops)
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def for_ops(ops: Ops) -> str:
+    """ " for HTP_OP_ADD" for a message, or nothing when the ops are unknown."""
+    return f" for {describe_ops(ops)}" if ops else ""
+
+
+def strip_transparent(node: Node) -> Node:
+    while node.kind in _TRANSPARENT_KINDS:
+        children = node.children()
+        if len(children) != 1:
+            break
+        node = children[0]
+    return node
+
+
+def struct_name_of(node: Node) -> str:
+    """The record behind an expression's type (through pointers and typedefs), or ""."""
+    declaration = node.type_declaration
+    if declaration is None or declaration.kind not in _RECORD_KINDS:
+        return ""
+    return declaration.spelling
+
+
+class _FieldTree:
+    """The fields of one params struct as nested dicts: a leaf maps to None."""
+
+    def __init__(self, struct: Node) -> None:
+        self.name = struct.spelling
+        self.leaves: dict[str, Span] = {}
+        self.tree = self._record(struct, "")
+
+    def _record(self, record: Node, prefix: str) -> dict[str, Any]:
+        members: dict[str, Any] = {}
+        nested_records: dict[str, Node] = {}
+        for child in record.children():
+            if child.kind in _RECORD_KINDS:
+                nested_records[child.type_spelling] = child
+            elif child.kind == "FIELD_DECL":
+                path = f"{prefix}{child.spelling}"
+                inner = child.type_declaration
+                inline = inner is not None and inner.kind in _RECORD_KINDS and _inside(inner, record)
+                if inline:
+                    members[child.spelling] = self._record(inner, path + ".")
+                else:
+                    members[child.spelling] = None
+                    self.leaves[path] = child.span()
+        return members
+
+    def resolve(self, names: list[str]) -> str | None:
+        """The path a chain of member names reaches, cut at the leaf (`div.magic` -> `div`); None if not a field."""
+        level: dict[str, Any] | None = self.tree
+        path: list[str] = []
+        for name in names:
+            if level is None:
+                break
+            if name not in level:
+                return None
+            path.append(name)
+            level = level[name]
+        return ".".join(path) if path else None
+
+    def names(self) -> set[str]:
+        found: set[str] = set()
+        stack = [self.tree]
+        while stack:
+            level = stack.pop()
+            for name, sub in level.items():
+                found.add(name)
+                if sub is not None:
+                    stack.append(sub)
+        return found
+
+
+def _inside(inner: Node, outer: Node) -> bool:
+    return inner.path == outer.path and outer.start_offset <= inner.start_offset < outer.end_offset
+
+
+def find_params_structs(project: Project, pattern: re.Pattern[str]) -> dict[str, _FieldTree]:
+    structs: dict[str, _FieldTree] = {}
+    for unit in project.units:
+        for node in unit.nodes("STRUCT_DECL"):
+            name = node.spelling
+            if name not in structs and pattern.search(name) and node.is_definition:
+                structs[name] = _FieldTree(node)
+    return structs
+
+
+@dataclass
+class _Access:
+    struct: str
+    path: str
+    node: Node
+    inner: list[Node]
+
+
+class _Gatherer:
+    def __init__(self, project: Project, settings: _Settings) -> None:
+        self.project = project
+        self.settings = settings
+        self.structs = find_params_structs(project, settings.struct_pattern)
+        self.member_names = set().union(*(tree.names() for tree in self.structs.values())) if self.structs else set()
+        self.op_refs: dict[str, list[tuple[str, int, str]]] = {}
+        self.function_ops: dict[str, frozenset[str]] | None = None
+        self.callers: dict[str, list[tuple[UnitIndex, Node]]] | None = None
+        self.context_cache: dict[tuple[str, int], Ops] = {}
+        self.extents: dict[tuple[str, str], list[tuple[str, int, int, Node]]] = {}
+
+    def run(self) -> KernelParamsFacts:
+        fields = {
+            (name, path): ParamsField(name, path, span)
+            for name, tree in self.structs.items()
+            for path, span in tree.leaves.items()
+        }
+        kernel_function_ops, dispatched, kernel_functions = self._kernel_ops()
+        host_writes: list[FieldAccess] = []
+        kernel_reads: list[FieldAccess] = []
+        if self.structs:
+            for unit in self.project.units:
+                accesses = self._accesses(unit)
+                if unit.role == "host":
+                    for access in self._writes(unit, accesses) + self._initialiser_writes(unit):
+                        function = unit.enclosing_function(access.node)
+                        name = function.spelling if function is not None else ""
+                        ops = self._host_ops(unit, access.node, name, 0, set())
+                        text = unit.source_line(access.node.path, access.node.line).strip()
+                        host_writes.append(FieldAccess(access.struct, access.path, access.node, name, ops, text))
+                    continue
+                # Kernels see the struct through a const pointer: every access is a read.
+                for access in accesses:
+                    function = unit.enclosing_function(access.node)
+                    name = function.spelling if function is not None else ""
+                    ops = kernel_function_ops.get(name)
+                    text = unit.source_line(access.node.path, access.node.line).strip()
+                    kernel_reads.append(FieldAccess(access.struct, access.path, access.node, name, ops, text))
+        return KernelParamsFacts(
+            fields=fields,
+            host_writes=tuple(host_writes),
+            kernel_reads=tuple(kernel_reads),
+            kernel_function_ops=kernel_function_ops,
+            dispatched_ops=dispatched,
+            kernel_functions=kernel_functions,
+        )
+
+    # Accesses: member expressions whose base has a params struct type.
+
+    def _accesses(self, unit: UnitIndex) -> list[_Access]:
+        found: list[_Access] = []
+        for node in unit.nodes("MEMBER_REF_EXPR"):
+            if node.spelling not in self.member_names:
+                continue
+            access = self._resolve(node)
+            if access is not None:
+                found.append(access)
+        inner = {id_of(node) for access in found for node in access.inner}
+        return [access for access in found if id_of(access.node) not in inner]
+
+    def _resolve(self, node: Node) -> _Access | None:
+        names: list[str] = []
+        inner: list[Node] = []
+        current = node
+        while True:
+            names.append(current.spelling)
+            children = current.children()
+            if not children:
+                return None
+            base = children[0]
+            struct = struct_name_of(base)
+            if struct in self.structs:
+                path = self.structs[struct].resolve(list(reversed(names)))
+                return _Access(struct, path, node, inner) if path else None
+            base = strip_transparent(base)
+            if base.kind != "MEMBER_REF_EXPR":
+                return None
+            inner.append(base)
+            current = base
+
+    def _writes(self, unit: UnitIndex, accesses: list[_Access]) -> list[_Access]:
+        """Accesses assigned, incremented or handed by address to a function, judged by the bytes around them."""
+        written = []
+        for access in accesses:
+            node = access.node
+            if node.is_macro_expansion:
+                continue
+            data = unit.source_bytes(node.path)
+            after = _SKIP_SUBSCRIPTS.sub(b"", data[node.end_offset : node.end_offset + 200], count=1)
+            before = data[max(0, node.start_offset - 8) : node.start_offset]
+            if _WRITE_AFTER.match(after) or _WRITE_BEFORE.search(before):
+                written.append(access)
+        return written
+
+    def _initialiser_writes(self, unit: UnitIndex) -> list[_Access]:
+        found: list[_Access] = []
+        for init_list in unit.nodes("INIT_LIST_EXPR"):
+            struct = struct_name_of(init_list)
+            tree = self.structs.get(struct)
+            if tree is None or init_list.type_spelling.endswith("*") or _is_zero_initialiser(init_list):
+                continue
+            found.extend(_initialised_fields(init_list, tree.tree, "", struct))
+        return found
+
+    # Kernel side: dispatch cases and the call graph.
+
+    def _kernel_ops(self) -> tuple[dict[str, frozenset[str]], frozenset[str], dict[str, tuple[UnitIndex, Node]]]:
+        kernel_units = self.project.kernel_units()
+        functions: dict[str, tuple[UnitIndex, Node]] = {}
+        for unit in kernel_units:
+            for name, node in unit.functions.items():
+                functions.setdefault(name, (unit, node))
+        graph = kernel_call_graph(self.project)
+        entries: dict[str, set[str]] = defaultdict(set)
+        for unit in kernel_units:
+            for ops, callee in self._dispatch_cases(unit):
+                if callee in functions:
+                    entries[callee] |= ops
+        function_ops: dict[str, set[str]] = defaultdict(set)
+        for entry, ops in entries.items():
+            for name in reachable(graph, entry):
+                function_ops[name] |= ops
+        dispatched = frozenset(op for ops in entries.values() for op in ops)
+        return {name: frozenset(ops) for name, ops in function_ops.items()}, dispatched, functions
+
+    def _dispatch_cases(self, unit: UnitIndex) -> Iterable[tuple[frozenset[str], str]]:
+        """(ops, called function) for each `case HTP_OP_A: case HTP_OP_B: return op_x(octx);` of a switch."""
+        for switch in unit.nodes("SWITCH_STMT"):
+            for ops, statement in self._case_groups(switch):
+                callee = _first_call(statement)
+                if callee:
+                    yield ops, callee
+
+    def _case_groups(self, switch: Node) -> Iterable[tuple[frozenset[str], Node]]:
+        """Each statement of a switch body with the op labels that lead to it (fall-through included)."""
+        children = switch.children()
+        body = children[-1] if children else None
+        if body is None or body.kind != "COMPOUND_STMT":
+            return
+        labels: set[str] = set()
+        for statement in body.children():
+            while statement.kind in ("CASE_STMT", "DEFAULT_STMT"):
+                parts = statement.children()
+                if statement.kind == "CASE_STMT" and parts:
+                    label = _constant_name(parts[0])
+                    if label and self.settings.op_pattern.search(label):
+                        labels.add(label)
+                if not parts:
+                    break
+                statement = parts[-1]
+            ops = frozenset(labels - self.settings.ignored_ops)
+            if ops:
+                yield ops, statement
+            if _leaves_switch(statement):
+                labels = set()  # no fall-through into the next case
+
+    # Host side: which ops a write (or a call leading to it) is made for.
+
+    def _host_ops(self, unit: UnitIndex, site: Node, function: str, depth: int, visiting: set[str]) -> Ops:
+        key = (site.path, site.start_offset)
+        if key in self.context_cache:
+            return self.context_cache[key]
+        ops = self._condition_ops(unit, site)
+        # A call site names its op in the block around it; a write inside a shared helper takes its callers' ops.
+        if ops is None and depth > 0:
+            ops = self._block_ops(unit, site)
+        if ops is None and function and depth < _MAX_CALLER_DEPTH and function not in visiting:
+            union: set[str] = set()
+            for caller_unit, call in self._callers().get(function, ()):
+                caller = caller_unit.enclosing_function(call)
+                caller_name = caller.spelling if caller is not None else ""
+                caller_ops = self._host_ops(caller_unit, call, caller_name, depth + 1, visiting | {function})
+                if caller_ops:
+                    union |= caller_ops
+            ops = frozenset(union) if union else None
+        if ops is None:
+            ops = self._block_ops(unit, site)
+        self.context_cache[key] = ops
+        return ops
+
+    def _condition_ops(self, unit: UnitIndex, site: Node) -> Ops:
+        """Ops of the innermost `case HTP_OP_X:` or `if (opcode == HTP_OP_X)` then-branch that holds the site."""
+        offset = site.start_offset
+        for switch in self._enclosing(unit, "SWITCH_STMT", site):
+            for ops, statement in self._case_groups(switch):
+                if statement.path == site.path and statement.start_offset <= offset < statement.end_offset:
+                    return ops
+        for if_statement in self._enclosing(unit, "IF_STMT", site):
+            children = if_statement.children()
+            if len(children) < 2:
+                continue
+            condition, then_branch = children[0], children[1]
+            if not then_branch.start_offset <= offset < then_branch.end_offset:
+                continue
+            ops = self._ops_in_range(unit, condition)
+            low, high, where = condition.start_offset, condition.end_offset, condition.path
+            for path, start, _end, call in self._extents(unit, "CALL_EXPR"):
+                if low <= start < high and path == where:
+                    ops |= self._function_ops(call.spelling)
+            if ops:
+                return frozenset(ops)
+        return None
+
+    def _block_ops(self, unit: UnitIndex, site: Node) -> Ops:
+        for block in self._enclosing(unit, "COMPOUND_STMT", site):
+            ops = self._ops_in_range(unit, block)
+            if ops:
+                return frozenset(ops)
+        return None
+
+    def _extents(self, unit: UnitIndex, kind: str) -> list[tuple[str, int, int, Node]]:
+        key = (unit.path, kind)
+        found = self.extents.get(key)
+        if found is None:
+            found = self.extents[key] = [
+                (node.path, node.start_offset, node.end_offset, node) for node in unit.nodes(kind)
+            ]
+        return found
+
+    def _enclosing(self, unit: UnitIndex, kind: str, site: Node) -> list[Node]:
+        """Nodes of a kind whose extent holds the site, innermost first."""
+        path, offset = site.path, site.start_offset
+        holding = [entry for entry in self._extents(unit, kind) if entry[0] == path and entry[1] <= offset < entry[2]]
+        return [entry[3] for entry in sorted(holding, key=lambda entry: entry[1], reverse=True)]
+
+    def _ops_in_range(self, unit: UnitIndex, node: Node) -> set[str]:
+        low, high, where = node.start_offset, node.end_offset, node.path
+        return {name for path, offset, name in self._op_refs(unit) if low <= offset < high and path == where}
+
+    def _op_refs(self, unit: UnitIndex) -> list[tuple[str, int, str]]:
+        refs = self.op_refs.get(unit.path)
+        if refs is None:
+            refs = []
+            for node in unit.nodes("DECL_REF_EXPR"):
+                name = node.spelling
+                if self.settings.op_pattern.search(name) and name not in self.settings.ignored_ops:
+                    refs.append((node.path, node.start_offset, name))
+            self.op_refs[unit.path] = refs
+        return refs
+
+    def _function_ops(self, name: str) -> frozenset[str]:
+        """Ops a function body names, for predicates such as `htp_op_is_unary(opcode)` in a condition."""
+        if self.function_ops is None:
+            self.function_ops = {}
+        ops = self.function_ops.get(name)
+        if ops is None:
+            ops = frozenset()
+            for unit in self.project.units:
+                function = unit.functions.get(name)
+                if function is not None:
+                    ops = frozenset(self._ops_in_range(unit, function))
+                    break
+            self.function_ops[name] = ops
+        return ops
+
+    def _callers(self) -> dict[str, list[tuple[UnitIndex, Node]]]:
+        if self.callers is None:
+            self.callers = defaultdict(list)
+            for unit in self.project.host_units():
+                for call in unit.nodes("CALL_EXPR"):
+                    self.callers[call.spelling].append((unit, call))
+        return self.callers
+
+
+def id_of(node: Node) -> tuple[int, ...]:
+    """Identity of a node across wrappers (Node equality is exact but not cheap to put in sets of tuples)."""
+    return (hash(node), node.start_offset, node.end_offset, len(node.kind))
+
+
+def _is_zero_initialiser(init_list: Node) -> bool:
+    """`{}` and `{0}` only zero-fill: they do not count as writing any field."""
+    children = init_list.children()
+    if not children:
+        return True
+    return len(children) == 1 and children[0].kind == "INTEGER_LITERAL" and children[0].tokens() == ["0"]
+
+
+def _initialised_fields(init_list: Node, level: dict[str, Any], prefix: str, struct: str) -> list[_Access]:
+    found: list[_Access] = []
+    names = list(level)
+    position = 0
+    for child in init_list.children():
+        designator, value = _designated(child)
+        if designator is not None:
+            name = designator.spelling
+            if name in names:
+                position = names.index(name)
+            anchor = designator
+        else:
+            anchor = child
+        if position >= len(names):
+            break
+        name = names[position]
+        sub = level[name]
+        if sub is not None and value is not None and value.kind == "INIT_LIST_EXPR":
+            found.extend(_initialised_fields(value, sub, f"{prefix}{name}.", struct))
+        else:
+            found.append(_Access(struct, prefix + name, anchor, []))
+        position += 1
+    return found
+
+
+def _designated(child: Node) -> tuple[Node | None, Node | None]:
+    """A designated initialiser `.name = value` appears as an unexposed node holding MEMBER_REF and the value."""
+    if child.kind == "UNEXPOSED_EXPR":
+        parts = child.children()
+        if len(parts) == 2 and parts[0].kind == "MEMBER_REF":
+            return parts[0], parts[1]
+    return None, child
+
+
+def _leaves_switch(statement: Node) -> bool:
+    if statement.kind == "COMPOUND_STMT":
+        children = statement.children()
+        return bool(children) and _leaves_switch(children[-1])
+    return statement.kind in ("RETURN_STMT", "BREAK_STMT")
+
+
+def _constant_name(node: Node) -> str:
+    node = strip_transparent(node)
+    if node.kind == "DECL_REF_EXPR":
+        return node.spelling
+    tokens = node.tokens()
+    return tokens[0] if len(tokens) == 1 else ""
+
+
+def _first_call(statement: Node) -> str:
+    for node in statement.walk():
+        if node.kind == "CALL_EXPR" and node.spelling:
+            return node.spelling
+    return ""
+
+
+_IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
+_MACRO_DEFINITION = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)((?:[^\n]*\\\r?\n)*[^\n]*)", re.MULTILINE)
+_GRAPH_CACHE: dict[int, tuple[weakref.ref[Project], dict[str, set[str]]]] = {}
+
+
+def kernel_call_graph(project: Project) -> dict[str, set[str]]:
+    """Kernel function -> the kernel functions it calls or names (a worker handed to a pool is named, not called).
+
+    Read from the text of each definition, macro bodies included, so functions stamped out by macros keep their
+    edges; cheaper than visiting every reference node of the TU.
+    """
+    cached = _GRAPH_CACHE.get(id(project))
+    if cached is not None and cached[0]() is project:
+        return cached[1]
+    units = project.kernel_units()
+    defined = {name for unit in units for name in unit.functions}
+    macros: dict[bytes, bytes] = {}
+    for unit in units:
+        for path in {function.path for function in unit.functions.values()}:
+            for match in _MACRO_DEFINITION.finditer(unit.source_bytes(path)):
+                macros.setdefault(match.group(1), match.group(2))
+    graph: dict[str, set[str]] = defaultdict(set)
+    for unit in units:
+        for name, function in unit.functions.items():
+            text = unit.source_bytes(function.path)[function.start_offset : function.end_offset]
+            for identifier in _identifiers_through_macros(text, macros):
+                if identifier != name and identifier in defined:
+                    graph[name].add(identifier)
+    _GRAPH_CACHE.clear()
+    _GRAPH_CACHE[id(project)] = (weakref.ref(project), graph)
+    return graph
+
+
+def _identifiers_through_macros(text: bytes, macros: Mapping[bytes, bytes], depth: int = 3) -> set[str]:
+    found: set[str] = set()
+    pending = [text]
+    expanded: set[bytes] = set()
+    for _level in range(depth + 1):
+        next_pending = []
+        for chunk in pending:
+            for match in _IDENTIFIER.finditer(chunk):
+                word = match.group(0)
+                found.add(word.decode("ascii", "replace"))
+                if word in macros and word not in expanded:
+                    expanded.add(word)
+                    next_pending.append(macros[word])
+        pending = next_pending
+    return found
+
+
+def reachable(graph: Mapping[str, set[str]], start: str) -> set[str]:
+    seen = {start}
+    stack = [start]
+    while stack:
+        for callee in graph.get(stack.pop(), ()):
+            if callee not in seen:
+                seen.add(callee)
+                stack.append(callee)
+    return seen
+
+
+def first_per_function(accesses: Iterable[FieldAccess]) -> list[list[FieldAccess]]:
+    """Accesses grouped by (struct, field, function), in source order: one finding per group, not per line."""
+    groups: dict[tuple[str, str, str, str], list[FieldAccess]] = {}
+    for access in accesses:
+        key = (access.struct, access.path, access.function, access.node.path)
+        groups.setdefault(key, []).append(access)
+    return list(groups.values())
+
+
+def make_diagnostic(
+    code: str, default_name: str, message: str, access: FieldAccess, related: tuple[Related, ...]
+) -> Diagnostic:
+    from hexlint.registry import find_rule  # the registry imports the checks: look it up at call time
+
+    rule = find_rule(code)
+    return Diagnostic(
+        code=code,
+        name=rule.name if rule else default_name,
+        severity=rule.severity if rule else Severity.WARNING,
+        message=message,
+        span=access.span,
+        related=related,
+        fingerprint_text=access.line_text,
+    )

@@ -1,0 +1,64 @@
+"""HX101 kernel-params-unread: the host writes a `*_kernel_params` field for an op that no kernel of it reads."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from hexlint.c.index import Project
+from hexlint.checks._kernel_params import (
+    FieldAccess,
+    KernelParamsFacts,
+    describe_ops,
+    first_per_function,
+    for_ops,
+    gather,
+    make_diagnostic,
+    ops_overlap,
+    path_covers,
+)
+from hexlint.core import Diagnostic, Related
+
+CODE = "HX101"
+NAME = "kernel-params-unread"
+
+
+def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
+    facts = gather(project, options)
+    reads_by_struct: dict[str, list[FieldAccess]] = defaultdict(list)
+    for read in facts.kernel_reads:
+        reads_by_struct[read.struct].append(read)
+    for group in first_per_function(facts.host_writes):
+        write = group[0]
+        reads = reads_by_struct.get(write.struct)
+        if not reads or not _kernel_present(write, facts):
+            continue  # the kernels of this struct (or of these ops) are not part of the run
+        if any(path_covers(read.path, write.path) and ops_overlap(write.ops, read.ops) for read in reads):
+            continue
+        yield _finding(write, group, reads, facts)
+
+
+def _kernel_present(write: FieldAccess, facts: KernelParamsFacts) -> bool:
+    return write.ops is None or not facts.dispatched_ops or bool(write.ops & facts.dispatched_ops)
+
+
+def _finding(
+    write: FieldAccess, group: list[FieldAccess], reads: list[FieldAccess], facts: KernelParamsFacts
+) -> Diagnostic:
+    ops = write.ops & facts.dispatched_ops if write.ops and facts.dispatched_ops else write.ops
+    other_reads = [read for read in reads if path_covers(read.path, write.path)]
+    where_else = f" (kernels read it only for {describe_ops(other_reads[0].ops)})" if other_reads else ""
+    message = (
+        f"`{write.path}` of struct {write.struct} is written here{for_ops(ops)} but no kernel"
+        f"{' of that op' if ops and len(ops) == 1 else ' of those ops' if ops else ''} reads it{where_else}; "
+        f"use it in the kernel or stop computing it on the host."
+    )
+    related = [Related(field.span, f"`{write.path}` is declared here") for field in _declaration(write, facts)]
+    related += [Related(other.span, "also written here") for other in group[1:4]]
+    related += [Related(read.span, f"read here for {describe_ops(read.ops)}") for read in other_reads[:1]]
+    return make_diagnostic(CODE, NAME, message, write, tuple(related))
+
+
+def _declaration(access: FieldAccess, facts: KernelParamsFacts) -> list[Any]:
+    return [field for (struct, path), field in facts.fields.items() if struct == access.struct and path == access.path]
