@@ -14,7 +14,6 @@ from hexlint.checks import (
     hx102_kernel_params_unwritten,
     hx108_division_in_loop,
 )
-from hexlint.checks import hx101_kernel_params_unread, hx102_kernel_params_unwritten
 from hexlint.core import CheckFunction
 
 CHECKS: dict[str, CheckFunction] = {
