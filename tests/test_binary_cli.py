@@ -1,0 +1,150 @@
+"""The binary audit through the `hexlint` command line: modes, thresholds, --func, exit codes, output formats."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import run_hexlint
+
+ROOT = Path(__file__).resolve().parent.parent
+TWINS = ROOT / "fixtures" / "binary"
+CORE_V73 = ROOT / "fixtures" / "htp-core" / "lib" / "libhtp-core-v73.so"
+VECTOR_TWIN = str(TWINS / "vector_spill.so")
+
+
+def test_audit_without_strict_is_an_informational_table():
+    run = run_hexlint("--spills", "--promotions", "--division", VECTOR_TWIN)
+    assert run.status == 0, run.stderr
+    assert "spill_kernel" in run.stdout and "legal_stack_array" in run.stdout
+    header = next(line for line in run.stdout.splitlines() if line.strip().startswith("function"))
+    assert header.split() == [
+        "function",
+        "loops",
+        "vspill",
+        "sspill",
+        "trips",
+        "frame",
+        "array",
+        "promo",
+        "promo@loop",
+        "div@loop",
+        "div",
+        "calls@loop",
+        "hvx",
+    ]
+    row = next(line.split() for line in run.stdout.splitlines() if line.strip().startswith("spill_kernel "))
+    assert int(row[2]) > 0  # in-loop vector spills
+    assert "HX201" not in run.stdout
+
+
+def test_only_the_selected_columns_are_shown():
+    run = run_hexlint("--division", VECTOR_TWIN)
+    header = next(line for line in run.stdout.splitlines() if line.strip().startswith("function"))
+    assert "div@loop" in header and "vspill" not in header and "promo" not in header
+
+
+def test_strict_fails_on_in_loop_vector_spills():
+    run = run_hexlint("--spills", "--strict", VECTOR_TWIN)
+    assert run.status == 1
+    assert "HX201" in run.stdout and "spill_kernel" in run.stdout
+    assert "legal_stack_array" not in [
+        line.split(":")[1].split("@")[0] for line in run.stdout.splitlines() if "HX2" in line
+    ]
+
+
+def test_threshold_options_raise_the_bar():
+    assert run_hexlint("--spills", "--strict", "--max-inloop-vspills", "100000", VECTOR_TWIN).status == 0
+    division = str(TWINS / "division.so")
+    assert run_hexlint("--division", "--strict", division).status == 1
+    assert run_hexlint("--division", "--strict", "--max-inloop-divisions", "1000", division).status == 0
+    assert run_hexlint("--spills", "--strict", "--max-inloop-divisions", "-1", division).status == 2
+
+
+def test_scalar_spills_fail_strict_only_with_a_threshold():
+    scalar = str(TWINS / "scalar_spill.so")
+    assert run_hexlint("--spills", "--strict", scalar).status == 0
+    run = run_hexlint("--spills", "--strict", "--max-inloop-sspills", "0", scalar)
+    assert run.status == 1 and "HX202" in run.stdout
+
+
+def test_strict_always_checks_hvx_in_dma_workers_and_the_pattern_is_configurable():
+    dma = str(TWINS / "dma_worker.so")
+    run = run_hexlint("--spills", "--strict", dma)
+    assert run.status == 1 and "HX205" in run.stdout and "dma_worker_hvx" in run.stdout
+    assert run_hexlint("--spills", "--strict", "--dma-pattern", "^nothing_matches$", dma).status == 0
+    assert run_hexlint("--spills", "--strict", "--max-dma-vec-ops", "10000", dma).status == 0
+    bad = run_hexlint("--spills", "--strict", "--dma-pattern", "(", dma)
+    assert bad.status == 2 and "--dma-pattern" in bad.stderr
+
+
+def test_func_limits_the_audit_and_must_match_something():
+    run = run_hexlint("--spills", "--strict", "--func", "^legal_", VECTOR_TWIN)
+    assert run.status == 0 and "spill_kernel" not in run.stdout
+    miss = run_hexlint("--spills", "--func", "^compute_nothing$", VECTOR_TWIN)
+    assert miss.status == 2
+    assert "matches no function" in miss.stderr and miss.stderr.count("\n") == 1
+    bad = run_hexlint("--spills", "--func", "(", VECTOR_TWIN)
+    assert bad.status == 2 and "--func" in bad.stderr
+
+
+def test_verbose_lists_every_loop():
+    run = run_hexlint("--spills", "-v", "--func", "^spill_kernel$", VECTOR_TWIN)
+    loop_lines = [line for line in run.stdout.splitlines() if line.strip().startswith("loop 0x")]
+    assert loop_lines and "branch" in loop_lines[0] and "vspill" in loop_lines[0]
+    assert "vector_spill.c:" in loop_lines[0]  # the twin is a -g build: loops carry file:line
+
+
+def test_lint_mode_runs_the_rules_with_their_options():
+    run = run_hexlint(VECTOR_TWIN)
+    assert run.status == 1 and "HX201" in run.stdout
+    assert run_hexlint(str(CORE_V73)).status == 0
+
+
+def test_core_builds_pass_the_documented_gate():
+    for version in (73, 75, 79, 81):
+        library = ROOT / "fixtures" / "htp-core" / "lib" / f"libhtp-core-v{version}.so"
+        run = run_hexlint("--spills", "--strict", "--promotions", "--division", str(library))
+        assert run.status == 0, run.stdout + run.stderr
+
+
+def test_findings_carry_the_dwarf_source_line_and_a_stable_fingerprint():
+    run = run_hexlint("--spills", "--strict", "--format", "json", VECTOR_TWIN)
+    assert run.status == 1
+    document = json.loads(run.stdout)
+    findings = document if isinstance(document, list) else document.get("diagnostics", document.get("findings", []))
+    spill = next(finding for finding in findings if finding["code"] == "HX201")
+    text = json.dumps(spill)
+    assert "vector_spill.c" in text and "spill_kernel" in text
+
+
+def test_sarif_output_names_the_library_and_the_source(tmp_path):
+    run = run_hexlint("--spills", "--strict", "--format", "sarif", VECTOR_TWIN)
+    assert run.status == 1
+    sarif = json.loads(run.stdout)
+    results = sarif["runs"][0]["results"]
+    assert any(result["ruleId"] == "HX201" for result in results)
+    text = json.dumps(results)
+    assert "vector_spill.so" in text and "vector_spill.c" in text
+
+
+def test_bad_inputs_are_one_line_errors(tmp_path):
+    text_file = tmp_path / "libnot.so"
+    text_file.write_text("hello")
+    run = run_hexlint("--spills", str(text_file))
+    assert run.status == 2
+    assert str(text_file) in run.stderr and "not an ELF file" in run.stderr
+    assert "Traceback" not in run.stderr and run.stderr.count("\n") == 1
+    truncated = tmp_path / "libcut.so"
+    truncated.write_bytes(CORE_V73.read_bytes()[:200])
+    run = run_hexlint("--spills", "--strict", str(truncated))
+    assert run.status == 2 and str(truncated) in run.stderr and "Traceback" not in run.stderr
+
+
+def test_a_lint_run_never_modifies_the_library(tmp_path):
+    library = tmp_path / "vector_spill.so"
+    library.write_bytes(Path(VECTOR_TWIN).read_bytes())
+    before = (library.read_bytes(), library.stat().st_mtime_ns)
+    run_hexlint("--spills", "--promotions", "--division", "--strict", str(library))
+    run_hexlint("--disasm", "spill_kernel", "--objdump", "none", str(library))
+    assert (library.read_bytes(), library.stat().st_mtime_ns) == before
