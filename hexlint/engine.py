@@ -140,17 +140,15 @@ def normalize_paths(diagnostic: Diagnostic) -> Diagnostic:
 
 
 def role_for(path: str, config: Config, settings: RunSettings) -> str:
-    """kernel | host, globs matched against the path relative to the config's directory."""
-    from hexlint.c.parse import classify
+    """kernel | host: kernel-globs first, then host-globs (gitignore-style, relative to the config's directory),
+    then the front end's default (a path below an `htp` directory is kernel code)."""
+    from hexlint.c.parse import HOST, KERNEL, classify
 
-    absolute = Path(path).resolve()
-    try:
-        relative = absolute.relative_to(config.root.resolve()).as_posix()
-    except ValueError:
-        relative = absolute.as_posix()
-    return classify(
-        relative, (*settings.kernel_globs, *config.kernel_globs), (*settings.host_globs, *config.host_globs)
-    )
+    if any(path_matches_glob(path, glob, config.root) for glob in (*settings.kernel_globs, *config.kernel_globs)):
+        return KERNEL
+    if any(path_matches_glob(path, glob, config.root) for glob in (*settings.host_globs, *config.host_globs)):
+        return HOST
+    return classify(path)
 
 
 # ---------------------------------------------------------------- reading

@@ -175,3 +175,17 @@ def test_exclude_skips_walked_files_but_not_named_ones(tmp_path: Path, monkeypat
     write(tmp_path / "src" / "s.c", "int a;\n")
     assert hexlint_cli("--select", "HX001", ".").status == 0
     assert hexlint_cli("--select", "HX001", "vendor/v.c").status == 1
+
+
+def test_role_globs_decide_kernel_or_host(tmp_path: Path) -> None:
+    from hexlint.engine import role_for
+
+    config = load_config_file(
+        write(tmp_path / "hexlint.toml", 'kernel-globs = ["dsp/*.c"]\nhost-globs = ["htp/tools"]\n')
+    )
+    settings = RunSettings()
+    assert role_for(str(tmp_path / "dsp" / "k.c"), config, settings) == "kernel"
+    assert role_for(str(tmp_path / "dsp" / "deeper" / "k.c"), config, settings) == "host"  # `*` stays in one component
+    assert role_for(str(tmp_path / "htp" / "tools" / "gen.c"), config, settings) == "host"
+    assert role_for(str(tmp_path / "htp" / "ops.c"), config, settings) == "kernel"  # the default: below htp/
+    assert role_for(str(tmp_path / "host" / "prep.cpp"), config, settings) == "host"
