@@ -214,32 +214,6 @@ def _continues_previous_line(data: bytes, line_start: int) -> bool:
     return _continuation_backslash(data, previous_start, terminator) is not None
 
 
-def _content_end(data: bytes, start: int, stop: int) -> int:
-    return start + len(data[start:stop].rstrip())
-
-
-def _physical_lines(data: bytes, define_start: int) -> list[tuple[int, int, int, int | None]]:
-    """(start, terminator, next start, continuation backslash) of each continued line, then of the final line."""
-    lines = []
-    line_start = define_start
-    while line_start < len(data):
-        terminator, next_start = _line_end(data, line_start)
-        backslash = _continuation_backslash(data, line_start, terminator)
-        lines.append((line_start, terminator, next_start, backslash))
-        if backslash is None:
-            break
-        line_start = next_start
-    return lines
-
-
-def _body_regions(data: bytes, begin: int, end: int) -> _Regions:
-    """Comments and literals of one macro: a directive starts outside them, so lexing can start at the `#`."""
-    body = data[begin:end]
-    if b'"' in body or b"'" in body or b"/*" in body or b"//" in body:
-        return _lex_regions(data, begin, end)
-    return _Regions((), (), ())
-
-
 def _maybe_in_comment_or_literal(data: bytes, offset: int) -> bool:
     """False when `offset` certainly lies outside every block comment and raw string; True means lex to be sure.
 
@@ -252,57 +226,71 @@ def _maybe_in_comment_or_literal(data: bytes, offset: int) -> bool:
     return data.find(b'R"', 0, offset) >= 0
 
 
-def _backslash_column(
-    data: bytes, start: int, content_end: int, backslash: int, content_width: int, tab_width: int
-) -> int:
-    """Only whitespace lies between content and backslash: without a tab its width is its length."""
-    gap = data[content_end:backslash]
-    if b"\t" in gap:
-        return display_width(data[start:backslash], tab_width) + 1
-    return content_width + len(gap) + 1
-
-
-def _macro_lines(data: bytes, define_start: int, tab_width: int) -> list[MacroLine]:
-    physical = _physical_lines(data, define_start)
-    regions = _body_regions(data, define_start, physical[-1][1])
-    first_number = data.count(b"\n", 0, define_start) + 1
-    lines: list[MacroLine] = []
-    for index, (line_start, terminator, next_start, backslash) in enumerate(physical):
-        if backslash is None:
-            content_end = _content_end(data, line_start, terminator)
-            width = display_width(data[line_start:content_end], tab_width)
-            number = first_number + index
-            lines.append(MacroLine(number, line_start, content_end, None, terminator, width, None, False, False))
+def _physical_lines(data: bytes, define_start: int) -> list[tuple[int, int, int, bytes, bool]]:
+    """(start, terminator, next start, line bytes up to the backslash or the line end, continued?) of each line."""
+    lines = []
+    size = len(data)
+    line_start = define_start
+    while line_start < size:
+        newline = data.find(b"\n", line_start)
+        if newline < 0:
+            terminator = next_start = size
+        else:
+            next_start = newline + 1
+            terminator = newline - 1 if newline > line_start and data[newline - 1] == 0x0D else newline
+        line = data[line_start:terminator]
+        kept = line.rstrip(_HORIZONTAL_WHITESPACE)
+        if kept.endswith(b"\\"):
+            lines.append((line_start, terminator, next_start, kept[:-1], True))
+            line_start = next_start
+        else:
+            lines.append((line_start, terminator, next_start, line, False))
             break
-        content_end = _content_end(data, line_start, backslash)
-        region = regions.find(backslash)
-        in_literal = region is not None and regions.literal[region]
-        in_comment = region is not None and not regions.literal[region]
-        following = data[next_start : next_start + 1]
-        glues_tokens = (
-            not in_comment
-            and content_end == backslash > line_start
-            and following != b""
-            and following not in _WHITESPACE_BYTES
-        )
-        content_width = display_width(data[line_start:content_end], tab_width)
-        lines.append(
-            MacroLine(
-                number=first_number + index,
-                start=line_start,
-                content_end=content_end,
-                backslash=backslash,
-                end=terminator,
-                content_width=content_width,
-                backslash_column=_backslash_column(data, line_start, content_end, backslash, content_width, tab_width),
-                in_literal=in_literal,
-                glues_tokens=glues_tokens,
-            )
-        )
     return lines
 
 
-@functools.lru_cache(maxsize=8)
+def _width(text: bytes, tab_width: int) -> int:
+    return len(text) if text.isascii() and b"\t" not in text else display_width(text, tab_width)
+
+
+def _macro_lines(data: bytes, define_start: int, tab_width: int) -> list[MacroLine]:
+    """One pass over the macro's lines: the rule's hot loop, so the per-line work stays in bytes methods."""
+    physical = _physical_lines(data, define_start)
+    end = physical[-1][1]
+    body = data[define_start:end]
+    # Lex (from the `#`: a directive starts outside comments and literals) only when a literal may hold a backslash,
+    # or a comment may hide a splice that glues tokens.
+    regions = _lex_regions(data, define_start, end) if b'"' in body or b"'" in body else None
+    has_comments = b"/*" in body or b"//" in body
+    number = data.count(b"\n", 0, define_start) + 1
+    lines: list[MacroLine] = []
+    for line_start, terminator, next_start, before, continued in physical:
+        content = before.rstrip()
+        content_end = line_start + len(content)
+        width = _width(content, tab_width)
+        if not continued:
+            lines.append(MacroLine(number, line_start, content_end, None, terminator, width, None, False, False))
+            break
+        backslash = line_start + len(before)
+        gap = before[len(content) :]
+        column = width + len(gap) + 1 if b"\t" not in gap else display_width(before, tab_width) + 1
+        following = data[next_start : next_start + 1]
+        may_glue = not gap and content != b"" and following != b"" and following not in _WHITESPACE_BYTES
+        if regions is None and may_glue and has_comments:
+            regions = _lex_regions(data, define_start, end)
+        region = regions.find(backslash) if regions is not None else None
+        in_literal = region is not None and regions is not None and regions.literal[region]
+        glues = may_glue and (region is None or in_literal)
+        lines.append(
+            MacroLine(number, line_start, content_end, backslash, terminator, width, column, in_literal, glues)
+        )
+        number += 1
+    return lines
+
+
+# The engine runs each rule over every file in turn: the cache must hold a whole run's files for HX111 to reuse
+# HX110's scan. Entries are small next to the file bytes the engine holds anyway.
+@functools.lru_cache(maxsize=1024)
 def find_macros(data: bytes, tab_width: int = 8) -> tuple[Macro, ...]:
     """Every multiline `#define` of a file that is a real directive (not in a comment, not a continued line)."""
     if b"\\" not in data:
