@@ -1,8 +1,10 @@
 """Meta-tests over every rule: registered, documented, with failing and clean fixtures, and docs that cannot rot.
 
-The docs test lints each rule's `example` (exactly this rule fires, at least once, with every rule enabled) and
-`use_instead` (nothing fires). Kernel snippets are linted as `htp/example.c`, host snippets
-(`docs.example_role = "host"`) as `example.cpp`. Binary rules' snippets are compiled and linked with clang-22 /
+The docs test lints each rule's `example` (exactly this rule fires, at least once) and `use_instead` (nothing
+fires), with the rule, HX002 parse-error and any rule the snippet's suppressions name selected (as ruff does: a short
+example need not satisfy every other rule). Kernel snippets are linted as `htp/example.c`, host snippets
+(`docs.example_role = "host"`) as `example.cpp`; a snippet with `// ---- relative/path` lines is split into those
+files and linted as one project (cross-file rules). Binary rules' snippets are compiled and linked with clang-22 /
 ld.lld-22 for Hexagon (skipped when those are absent).
 """
 
@@ -20,7 +22,7 @@ from hexlint.checks import CHECKS
 from hexlint.config import Config
 from hexlint.core import Rule
 from hexlint.engine import RunSettings, lint
-from hexlint.registry import all_rules, rule_documents_dir
+from hexlint.registry import all_rules, find_rule, rule_documents_dir
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -118,12 +120,32 @@ def test_rule_has_a_failing_and_a_clean_fixture(rule: Rule) -> None:
     assert clean, f"no clean (legal_*) case in fixtures/rules/{rule.code}/"
 
 
+DIRECTIVE = re.compile(r"hexlint\s*:\s*ignore(?:-next-line)?\s*\[([^\],]*)")
+FILE_MARKER = re.compile(r"^// ---- (?P<path>\S+)[ \t]*$", re.MULTILINE)
+
+
+def snippet_files(rule: Rule, snippet: str) -> dict[str, str]:
+    """A snippet is one file, or several marked by `// ---- relative/path` lines (cross-file rules need a project)."""
+    markers = list(FILE_MARKER.finditer(snippet))
+    if not markers:
+        role = document(rule).get("docs", {}).get("example_role", "kernel")
+        return {"example.cpp" if role == "host" else "htp/example.c": snippet}
+    ends = [marker.start() for marker in markers[1:]] + [len(snippet)]
+    return {
+        marker.group("path"): snippet[marker.end() : end].lstrip("\n")
+        for marker, end in zip(markers, ends, strict=True)
+    }
+
+
 def lint_snippet(rule: Rule, snippet: str, directory: Path) -> list[str]:
-    role = document(rule).get("docs", {}).get("example_role", "kernel")
-    path = directory / ("example.cpp" if role == "host" else "htp/example.c")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(snippet, encoding="utf-8")
-    result = lint([str(path)], Config(), RunSettings(jobs=1))
+    for relative, text in snippet_files(rule, snippet).items():
+        path = directory / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    # Like ruff's docs test: the rule itself, parse errors, and the rules the snippet's suppressions name.
+    named = {match.group(1).strip() for match in DIRECTIVE.finditer(snippet)}
+    select = tuple(sorted({rule.code, "HX002", *(name for name in named if find_rule(name))}))
+    result = lint([str(directory)], Config(), RunSettings(select=select, jobs=1))
     return [diagnostic.code for diagnostic in result.diagnostics]
 
 
