@@ -12,6 +12,9 @@ from __future__ import annotations
 from hexlint.checks import (
     hx101_kernel_params_unread,
     hx102_kernel_params_unwritten,
+    hx104_defensive_null_check,
+    hx106_trace_missing,
+    hx107_trace_unbalanced,
     hx108_division_in_loop,
 )
 from hexlint.core import CheckFunction
@@ -19,5 +22,8 @@ from hexlint.core import CheckFunction
 CHECKS: dict[str, CheckFunction] = {
     "HX101": hx101_kernel_params_unread.check,
     "HX102": hx102_kernel_params_unwritten.check,
+    "HX104": hx104_defensive_null_check.check,
+    "HX106": hx106_trace_missing.check,
+    "HX107": hx107_trace_unbalanced.check,
     "HX108": hx108_division_in_loop.check,
 }
