@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -417,3 +418,74 @@ def test_fix_equals_the_upstream_script_on_the_upstream_tree(tmp_path: Path) -> 
         if safe_fixed(str(path), path.read_bytes(), {"HX110", "HX111"}) != script_fix(script, copy):
             different.append(str(path))
     assert different == []
+
+
+def script_and_hexlint(tmp_path: Path, name: str, data: bytes) -> tuple[bytes, bytes]:
+    script = upstream_script()
+    copy = tmp_path / name
+    copy.write_bytes(data)
+    return script_fix(script, copy), safe_fixed(name, data, {"HX110", "HX111"})
+
+
+def fixture_bytes(relative: str) -> bytes:
+    return (FIXTURES / relative).read_bytes()
+
+
+def test_documented_difference_tabs(tmp_path: Path) -> None:
+    """Tab-aligned on screen: the script counts a tab as one column and realigns; hexlint leaves it."""
+    original = fixture_bytes("HX110/tabs.c")
+    tab_aligned = original[original.index(b"#define TAB_ALIGNED") :]
+    theirs, ours = script_and_hexlint(tmp_path, "t.c", tab_aligned)
+    assert ours == tab_aligned and theirs != tab_aligned
+
+
+@pytest.mark.parametrize(
+    "relative", ["HX110/legal_define_in_block_comment.c", "HX110/legal_string_literal_continuation.c"]
+)
+def test_documented_difference_comments_and_literals(relative: str, tmp_path: Path) -> None:
+    """A #define in a comment and a backslash inside a string: the script rewrites them, hexlint does not."""
+    original = fixture_bytes(relative)
+    theirs, ours = script_and_hexlint(tmp_path, "c.c", original)
+    assert ours == original and theirs != original
+
+
+def test_documented_difference_line_endings_bytes_and_final_newline(tmp_path: Path) -> None:
+    theirs, ours = script_and_hexlint(tmp_path, "crlf.c", fixture_bytes("HX110/crlf.c"))
+    assert b"\r\n" not in theirs and ours.count(b"\r\n") == ours.count(b"\n")
+    theirs, ours = script_and_hexlint(tmp_path, "latin1.c", fixture_bytes("HX110/non_utf8.c"))
+    assert "\ufffd".encode() in theirs and b"caf\xe9" in ours
+    theirs, ours = script_and_hexlint(tmp_path, "eof.c", fixture_bytes("HX110/last_line_backslash.c"))
+    assert theirs.endswith(b"\\\n") and ours.endswith(b"\\")
+
+
+def test_documented_difference_whitespace_after_an_aligned_backslash(tmp_path: Path) -> None:
+    """Aligned, with a tab after one backslash: the script realigns the macro, hexlint only drops the tab."""
+    original = fixture_bytes("HX111/trailing_whitespace.c")
+    macro = original[original.index(b"#define TAB_AFTER") :]
+    theirs, ours = script_and_hexlint(tmp_path, "w.c", macro)
+    assert ours == macro.replace(b"\\\t", b"\\")
+    assert theirs != ours and theirs.replace(b" ", b"") == ours.replace(b" ", b"")
+
+
+def test_documented_difference_form_feed_after_backslash(tmp_path: Path) -> None:
+    original = b"#define F(x) \\\f\n    (x) +      \\\n    1\n"
+    theirs, ours = script_and_hexlint(tmp_path, "f.c", original)
+    assert ours == b"#define F(x) \\\n    (x) +    \\\n    1\n"
+    assert b"\f" in theirs
+
+
+def test_documented_difference_script_diff_does_not_apply(tmp_path: Path) -> None:
+    """The script's --diff output is corrupt for git apply (ours applies: see the fixture diff test)."""
+    script = upstream_script()
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    (tmp_path / "m.c").write_bytes(fixture_bytes("HX110/misaligned.c"))
+    output = subprocess.run(
+        [sys.executable, str(script), "--diff", "-q", "m.c"], cwd=tmp_path, capture_output=True, check=True
+    ).stdout
+    patch = output[output.index(b"--- a/") : output.index(b"\nSummary:")]
+    (tmp_path / "script.patch").write_bytes(patch)
+    subprocess.run(["git", "init", "-q", "."], cwd=tmp_path, check=True)
+    assert (
+        subprocess.run(["git", "apply", "--check", "script.patch"], cwd=tmp_path, capture_output=True).returncode != 0
+    )
