@@ -15,7 +15,7 @@ import os
 import re
 import weakref
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -341,48 +341,13 @@ class _Gatherer:
             for name, node in unit.functions.items():
                 functions.setdefault(name, (unit, node))
         graph = kernel_call_graph(self.project)
-        entries: dict[str, set[str]] = defaultdict(set)
-        for unit in kernel_units:
-            for ops, callee in self._dispatch_cases(unit):
-                if callee in functions:
-                    entries[callee] |= ops
+        entries = kernel_dispatch(self.project, self.settings.op_pattern, self.settings.ignored_ops)
         function_ops: dict[str, set[str]] = defaultdict(set)
         for entry, ops in entries.items():
             for name in reachable(graph, entry):
                 function_ops[name] |= ops
         dispatched = frozenset(op for ops in entries.values() for op in ops)
         return {name: frozenset(ops) for name, ops in function_ops.items()}, dispatched, functions
-
-    def _dispatch_cases(self, unit: UnitIndex) -> Iterable[tuple[frozenset[str], str]]:
-        """(ops, called function) for each `case HTP_OP_A: case HTP_OP_B: return op_x(octx);` of a switch."""
-        for switch in unit.nodes("SWITCH_STMT"):
-            for ops, statement in self._case_groups(switch):
-                callee = _first_call(statement)
-                if callee:
-                    yield ops, callee
-
-    def _case_groups(self, switch: Node) -> Iterable[tuple[frozenset[str], Node]]:
-        """Each statement of a switch body with the op labels that lead to it (fall-through included)."""
-        children = switch.children()
-        body = children[-1] if children else None
-        if body is None or body.kind != "COMPOUND_STMT":
-            return
-        labels: set[str] = set()
-        for statement in body.children():
-            while statement.kind in ("CASE_STMT", "DEFAULT_STMT"):
-                parts = statement.children()
-                if statement.kind == "CASE_STMT" and parts:
-                    label = _constant_name(parts[0])
-                    if label and self.settings.op_pattern.search(label):
-                        labels.add(label)
-                if not parts:
-                    break
-                statement = parts[-1]
-            ops = frozenset(labels - self.settings.ignored_ops)
-            if ops:
-                yield ops, statement
-            if _leaves_switch(statement):
-                labels = set()  # no fall-through into the next case
 
     # Host side: which ops a write (or a call leading to it) is made for.
 
@@ -412,7 +377,7 @@ class _Gatherer:
         """Ops of the innermost `case HTP_OP_X:` or `if (opcode == HTP_OP_X)` then-branch that holds the site."""
         offset = site.start_offset
         for switch in self._enclosing(unit, "SWITCH_STMT", site):
-            for ops, statement in self._case_groups(switch):
+            for ops, statement in case_groups(switch, self.settings.op_pattern, self.settings.ignored_ops):
                 if statement.path == site.path and statement.start_offset <= offset < statement.end_offset:
                     return ops
         for if_statement in self._enclosing(unit, "IF_STMT", site):
@@ -564,6 +529,8 @@ def _first_call(statement: Node) -> str:
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 _MACRO_DEFINITION = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)((?:[^\n]*\\\r?\n)*[^\n]*)", re.MULTILINE)
 _GRAPH_CACHE: dict[int, tuple[weakref.ref[Project], dict[str, set[str]]]] = {}
+_MACRO_CACHE: dict[int, tuple[weakref.ref[Project], dict[bytes, bytes]]] = {}
+_DISPATCH_CACHE: dict[int, tuple[weakref.ref[Project], tuple[str, frozenset[str]], dict[str, frozenset[str]]]] = {}
 
 
 def kernel_call_graph(project: Project) -> dict[str, set[str]]:
@@ -577,11 +544,7 @@ def kernel_call_graph(project: Project) -> dict[str, set[str]]:
         return cached[1]
     units = project.kernel_units()
     defined = {name for unit in units for name in unit.functions}
-    macros: dict[bytes, bytes] = {}
-    for unit in units:
-        for path in {function.path for function in unit.functions.values()}:
-            for match in _MACRO_DEFINITION.finditer(unit.source_bytes(path)):
-                macros.setdefault(match.group(1), match.group(2))
+    macros = macro_bodies(project)
     graph: dict[str, set[str]] = defaultdict(set)
     for unit in units:
         for name, function in unit.functions.items():
@@ -592,6 +555,69 @@ def kernel_call_graph(project: Project) -> dict[str, set[str]]:
     _GRAPH_CACHE.clear()
     _GRAPH_CACHE[id(project)] = (weakref.ref(project), graph)
     return graph
+
+
+def macro_bodies(project: Project) -> dict[bytes, bytes]:
+    """Function-like and object-like macro bodies of the kernel files, by name (first definition wins)."""
+    cached = _MACRO_CACHE.get(id(project))
+    if cached is not None and cached[0]() is project:
+        return cached[1]
+    macros: dict[bytes, bytes] = {}
+    for unit in project.kernel_units():
+        for path in {function.path for function in unit.functions.values()}:
+            for match in _MACRO_DEFINITION.finditer(unit.source_bytes(path)):
+                macros.setdefault(match.group(1), match.group(2))
+    _MACRO_CACHE.clear()
+    _MACRO_CACHE[id(project)] = (weakref.ref(project), macros)
+    return macros
+
+
+def kernel_dispatch(
+    project: Project, op_pattern: re.Pattern[str], ignored_ops: frozenset[str]
+) -> dict[str, frozenset[str]]:
+    """Kernel entry function -> the ops whose `case` in a kernel switch calls it: `case HTP_OP_ADD: return op_x()`."""
+    key = (op_pattern.pattern, ignored_ops)
+    cached = _DISPATCH_CACHE.get(id(project))
+    if cached is not None and cached[0]() is project and cached[1] == key:
+        return cached[2]
+    defined = {name for unit in project.kernel_units() for name in unit.functions}
+    entries: dict[str, set[str]] = defaultdict(set)
+    for unit in project.kernel_units():
+        for switch in unit.nodes("SWITCH_STMT"):
+            for ops, statement in case_groups(switch, op_pattern, ignored_ops):
+                callee = _first_call(statement)
+                if callee in defined:
+                    entries[callee] |= ops
+    result = {name: frozenset(ops) for name, ops in entries.items()}
+    _DISPATCH_CACHE.clear()
+    _DISPATCH_CACHE[id(project)] = (weakref.ref(project), key, result)
+    return result
+
+
+def case_groups(
+    switch: Node, op_pattern: re.Pattern[str], ignored_ops: frozenset[str]
+) -> Iterator[tuple[frozenset[str], Node]]:
+    """Each statement of a switch body with the op labels that lead to it (fall-through included)."""
+    children = switch.children()
+    body = children[-1] if children else None
+    if body is None or body.kind != "COMPOUND_STMT":
+        return
+    labels: set[str] = set()
+    for statement in body.children():
+        while statement.kind in ("CASE_STMT", "DEFAULT_STMT"):
+            parts = statement.children()
+            if statement.kind == "CASE_STMT" and parts:
+                label = _constant_name(parts[0])
+                if label and op_pattern.search(label):
+                    labels.add(label)
+            if not parts:
+                break
+            statement = parts[-1]
+        ops = frozenset(labels - ignored_ops)
+        if ops:
+            yield ops, statement
+        if _leaves_switch(statement):
+            labels = set()  # no fall-through into the next case
 
 
 def _identifiers_through_macros(text: bytes, macros: Mapping[bytes, bytes], depth: int = 3) -> set[str]:

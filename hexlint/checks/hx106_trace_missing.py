@@ -1,0 +1,61 @@
+"""HX106 trace-missing: a kernel entry point or one of its worker functions emits no compute trace event."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from hexlint.c.index import Project, UnitIndex
+from hexlint.c.node import Node
+from hexlint.checks._kernel_params import kernel_call_graph
+from hexlint.checks._trace import KernelText, covered, entry_points, settings_from
+from hexlint.core import Diagnostic, Related, Severity
+
+CODE = "HX106"
+NAME = "trace-missing"
+
+
+def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
+    settings = settings_from(options)
+    text = KernelText(project)
+    graph = kernel_call_graph(project)
+    start = settings.start_functions[0] if settings.start_functions else "htp_trace_event_start"
+    stop = settings.stop_functions[0] if settings.stop_functions else "htp_trace_event_stop"
+    reported: set[str] = set()
+    for entry in entry_points(project, settings, text):
+        if not entry.workers:
+            if entry.name not in reported and not covered(text, graph, entry.name, settings):
+                reported.add(entry.name)
+                message = (
+                    f"Kernel entry point `{entry.name}` emits no compute trace event; wrap its compute in "
+                    f"`{start}(tr, HTP_TRACE_EVT_HVX_COMP, info)` / `{stop}(...)`."
+                )
+                yield _diagnostic(entry.unit, entry.node, message, ())
+            continue
+        for worker in entry.workers:
+            if worker in reported or covered(text, graph, worker, settings):
+                continue
+            reported.add(worker)
+            unit, node = text.functions[worker]
+            message = (
+                f"Worker `{worker}` (run by `{entry.name}`) emits no compute trace event; wrap the compute of each "
+                f"chunk in `{start}(tr, HTP_TRACE_EVT_HVX_COMP, chunk)` / `{stop}(...)`."
+            )
+            related = (Related(entry.node.span(), f"`{entry.name}` hands `{worker}` to the worker pool"),)
+            yield _diagnostic(unit, node, message, related)
+
+
+def _diagnostic(unit: UnitIndex, node: Node, message: str, related: tuple[Related, ...]) -> Diagnostic:
+    from hexlint.registry import find_rule  # the registry imports the checks: look it up at call time
+
+    rule = find_rule(CODE)
+    return Diagnostic(
+        code=CODE,
+        name=rule.name if rule else NAME,
+        severity=rule.severity if rule else Severity.WARNING,
+        message=message,
+        span=node.span(),
+        related=related,
+        fingerprint_text=unit.source_line(node.path, node.line).strip() or os.path.basename(node.path),
+    )
