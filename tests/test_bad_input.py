@@ -155,3 +155,21 @@ def test_bad_input_mixed_with_good_never_writes(tree: Path, hexlint_cli) -> None
         run = hexlint_cli(*arguments)
         assert "Traceback" not in run.stderr
     assert snapshot(tree) == before
+
+
+def test_header_included_by_a_tu_is_parsed_through_it_once(tree: Path, hexlint_cli) -> None:
+    (tree / "htp").mkdir()
+    (tree / "htp" / "ops.h").write_text("struct params { int n }\n")
+    (tree / "htp" / "a.c").write_text('#include "ops.h"\nint a;\n')
+    (tree / "htp" / "b.c").write_text('#include "ops.h"\nint b;\n')
+    run = hexlint_cli("--select", "HX002", "htp")
+    assert run.status == 1
+    assert [line.split(": HX")[0] for line in run.stdout.splitlines()] == ["htp/ops.h:1:24"]
+
+
+def test_header_no_tu_includes_is_parsed_on_its_own(tree: Path, hexlint_cli) -> None:
+    (tree / "lone.h").write_text("static inline int twice(int x) { return x * 2 }\n")
+    run = hexlint_cli("--select", "HX002", "lone.h")
+    assert run.status == 1
+    assert run.stdout.startswith("lone.h:1:")
+    assert "HX002" in run.stdout
