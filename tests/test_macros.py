@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import importlib.util
 import io
 import os
@@ -14,6 +15,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -372,12 +374,18 @@ def upstream_script() -> Path:
     return Path(location)
 
 
-def script_fix(script: Path, path: Path) -> bytes:
-    """Run the script's own fix on a copy, in process (it has no public API beyond process_file)."""
+@functools.cache
+def load_script(script: Path) -> Any:
     spec = importlib.util.spec_from_file_location("upstream_align_macros", script)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def script_fix(script: Path, path: Path) -> bytes:
+    """Run the script's own fix on a copy, in process (it has no public API beyond process_file)."""
+    module = load_script(script)
     arguments = argparse.Namespace(
         fix=True, diff=False, check=False, mode="min", pad=2, target_col=None, all=False, quiet=True
     )
@@ -489,3 +497,50 @@ def test_documented_difference_script_diff_does_not_apply(tmp_path: Path) -> Non
     assert (
         subprocess.run(["git", "apply", "--check", "script.patch"], cwd=tmp_path, capture_output=True).returncode != 0
     )
+
+
+COMPATIBLE_FRAGMENTS = [
+    "(x) + 1",
+    "int ab",
+    "cd = (x);",
+    "+",
+    "+ (y)",
+    '"a\\\\b"',
+    "'\\\\'",
+    "/* c \\\\ */",
+    "// tail",
+    "",
+]
+
+
+@strategies.composite
+def script_compatible_files(draw: strategies.DrawFn) -> bytes:
+    """Macro files outside every documented difference: LF, final newline, no tabs, nothing after a backslash,
+    no literal or comment across lines, a space before every backslash, no non-UTF-8 bytes."""
+    lines: list[str] = []
+    for _ in range(draw(strategies.integers(1, 4))):
+        if draw(strategies.booleans()):
+            lines.append(draw(strategies.sampled_from(["int v;", "#if 0", "#endif", "#define ONE_LINE 1", ""])))
+        name = draw(strategies.sampled_from(["F", "G(x)", "H(a, b)"]))
+        body = draw(strategies.lists(strategies.sampled_from(COMPATIBLE_FRAGMENTS), min_size=1, max_size=6))
+        macro = [f"{draw(strategies.sampled_from(['', '  ']))}#define {name}"]
+        macro += [draw(strategies.sampled_from(["    ", ""])) + fragment for fragment in body]
+        for index in range(len(macro) - 1):
+            macro[index] += draw(strategies.sampled_from([" ", "   ", " " * 30])) + "\\"
+        lines.extend(macro)
+    return ("\n".join(lines) + "\n").encode()
+
+
+@hypothesis.settings(max_examples=150, deadline=None)
+@hypothesis.given(data=script_compatible_files())
+def test_random_files_fix_exactly_as_the_upstream_script(data: bytes) -> None:
+    """Outside the documented differences, hexlint --fix writes the script's bytes, and the script's output is clean."""
+    import tempfile
+
+    script = upstream_script()
+    with tempfile.TemporaryDirectory() as directory:
+        copy = Path(directory) / "random.c"
+        copy.write_bytes(data)
+        theirs = script_fix(script, copy)
+    assert safe_fixed("random.c", data, {"HX110", "HX111"}) == theirs
+    assert lint("random.c", theirs, {"HX110", "HX111"}) == []
