@@ -73,6 +73,97 @@ class Packet:
 
 
 # ---------------------------------------------------------------------------------------------------------------------
+# fast construction: a frozen dataclass __init__ pays one object.__setattr__ per field, which made object creation
+# most of the decoding time; these build the very same frozen objects by installing their __dict__ in one step
+# (tests/test_decode.py checks they produce exactly the dataclasses' fields and defaults).
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _instruction(
+    address: int,
+    word: int,
+    iclass: str,
+    mnemonic: str,
+    text: str,
+    is_duplex_half: bool = False,
+    branch: str | None = None,
+    target: int | None = None,
+    conditional: bool = False,
+    loop_setup: LoopSetup | None = None,
+    memory: MemoryAccess | None = None,
+    writes: tuple[RegisterWrite, ...] = (),
+    float_to_double: bool = False,
+    double_arith: bool = False,
+    is_hvx: bool = False,
+) -> Instruction:
+    instance = _new(Instruction)
+    _set(
+        instance,
+        "__dict__",
+        {
+            "address": address,
+            "word": word,
+            "iclass": iclass,
+            "mnemonic": mnemonic,
+            "text": text,
+            "is_duplex_half": is_duplex_half,
+            "branch": branch,
+            "target": target,
+            "conditional": conditional,
+            "loop_setup": loop_setup,
+            "memory": memory,
+            "writes": writes,
+            "float_to_double": float_to_double,
+            "double_arith": double_arith,
+            "is_hvx": is_hvx,
+        },
+    )
+    return instance
+
+
+def _memory(
+    base: str,
+    offset: int | None,
+    is_store: bool,
+    is_vector: bool,
+    size: int,
+    post_increment: bool = False,
+    register: str | None = None,
+    increment: int | None = None,
+) -> MemoryAccess:
+    instance = _new(MemoryAccess)
+    _set(
+        instance,
+        "__dict__",
+        {
+            "base": base,
+            "offset": offset,
+            "is_store": is_store,
+            "is_vector": is_vector,
+            "size": size,
+            "post_increment": post_increment,
+            "register": register,
+            "increment": increment,
+        },
+    )
+    return instance
+
+
+def _write(dest: str, op: str, source: str | None = None, immediate: int | None = None) -> RegisterWrite:
+    instance = _new(RegisterWrite)
+    _set(instance, "__dict__", {"dest": dest, "op": op, "source": source, "immediate": immediate})
+    return instance
+
+
+def _packet(address: int, size: int, instructions: tuple[Instruction, ...], endloop: frozenset[int]) -> Packet:
+    instance = _new(Packet)
+    _set(instance, "__dict__", {"address": address, "size": size, "instructions": instructions, "endloop": endloop})
+    return instance
+
+
+# ---------------------------------------------------------------------------------------------------------------------
 # small helpers
 
 _R = tuple(f"r{n}" for n in range(32))
@@ -106,7 +197,7 @@ def _word_text(word: int) -> str:
 
 
 def _unknown(word: int, address: int, iclass: str, hvx: bool = False) -> Instruction:
-    return Instruction(address, word, iclass, "", _word_text(word), is_hvx=hvx)
+    return _instruction(address, word, iclass, "", _word_text(word), is_hvx=hvx)
 
 
 def _cond_text(pred: int, sense_false: bool, new: bool) -> str:
@@ -149,12 +240,12 @@ _MEMOPS_IMM = ("+=", "-=", "= clrbit", "= setbit")
 def _writes_other(dest: str) -> tuple[RegisterWrite, ...]:
     if ":" in dest:
         high, low = dest[1:].split(":")
-        return (RegisterWrite(f"r{high}", "other"), RegisterWrite(f"r{low}", "other"))
-    return (RegisterWrite(dest, "other"),)
+        return (_write(f"r{high}", "other"), _write(f"r{low}", "other"))
+    return (_write(dest, "other"),)
 
 
 def _post_write(base: str, inc: int | None) -> RegisterWrite:
-    return RegisterWrite(base, "add_imm", base, inc) if inc is not None else RegisterWrite(base, "other")
+    return _write(base, "add_imm", base, inc) if inc is not None else _write(base, "other")
 
 
 def _addressing(base: str, offset: int | None, ext: int | None, post: bool, inc: int | None, index: str) -> str:
@@ -192,8 +283,8 @@ def _load_access(
     elif base_write is not None:
         writes = (*writes, base_write)
     text = f"{cond}{reg} = {mnemonic}({_addressing(base, offset, ext, post, inc, index)})"
-    access = MemoryAccess(base, offset, False, False, size, post, reg, inc)
-    return Instruction(address, word, "LD", mnemonic, text, conditional=bool(cond), memory=access, writes=writes)
+    access = _memory(base, offset, False, False, size, post, reg, inc)
+    return _instruction(address, word, "LD", mnemonic, text, conditional=bool(cond), memory=access, writes=writes)
 
 
 def _store_access(
@@ -232,12 +323,12 @@ def _store_access(
     elif base_write is not None:
         writes = (base_write,)
     text = f"{cond}{mnemonic}({_addressing(base, offset, ext, post, inc, index)}) = {shown}"
-    access = MemoryAccess(base, offset, True, False, size, post, reg, inc)
-    return Instruction(address, word, "ST", mnemonic, text, conditional=bool(cond), memory=access, writes=writes)
+    access = _memory(base, offset, True, False, size, post, reg, inc)
+    return _instruction(address, word, "ST", mnemonic, text, conditional=bool(cond), memory=access, writes=writes)
 
 
 def _frame_writes() -> tuple[RegisterWrite, ...]:
-    return (RegisterWrite("r29", "other"), RegisterWrite("r30", "other"), RegisterWrite("r31", "other"))
+    return (_write("r29", "other"), _write("r30", "other"), _write("r31", "other"))
 
 
 def _decode_ld(word: int, address: int, packet: int, ext: int | None) -> Instruction:
@@ -249,13 +340,13 @@ def _decode_ld(word: int, address: int, packet: int, ext: int | None) -> Instruc
     if not word & 0x08000000:
         if kind == 0 and dest == 30 and (word >> 16) & 31 == 30:
             if mode == 0:
-                return Instruction(address, word, "LD", "deallocframe", "deallocframe", writes=_frame_writes())
+                return _instruction(address, word, "LD", "deallocframe", "deallocframe", writes=_frame_writes())
             if mode == 3:
                 return _dealloc_return(word, address)
         if word & 0x0FE000E0 == 0x02000020:  # rD = vextract(vU,rS): reads an HVX register
             text = f"{_R[dest]} = vextract({_V[(word >> 8) & 31]},{base})"
-            return Instruction(
-                address, word, "HVX", "vextract", text, writes=(RegisterWrite(_R[dest], "other"),), is_hvx=True
+            return _instruction(
+                address, word, "HVX", "vextract", text, writes=(_write(_R[dest], "other"),), is_hvx=True
             )
         if kind not in _LOAD_TYPES:
             return _unknown(word, address, "LD")
@@ -272,7 +363,7 @@ def _decode_ld(word: int, address: int, packet: int, ext: int | None) -> Instruc
     if mode == 1:
         if word & 0x1000:  # rD = memX(rE=##U6): absolute-set
             value = _imm(((word >> 8) & 15) << 2 | (word >> 5) & 3, 6, 1, False, ext)
-            write = RegisterWrite(base, "other", immediate=value)
+            write = _write(base, "other", immediate=value)
             return _load_access(word, address, kind, dest, "abs", value, ext, base_write=write)
         cond = _cond_text((word >> 9) & 3, bool(word & 0x800), bool(word & 0x1000)) if word & 0x2000 else ""
         inc = _signed((word >> 5) & 15, 4) * size
@@ -292,7 +383,7 @@ def _decode_ld(word: int, address: int, packet: int, ext: int | None) -> Instruc
 def _dealloc_return(word: int, address: int) -> Instruction:
     cond_bits = (word >> 11) & 7  # 000 always, else sense at bit 13 and .new at bit 11
     prefix = _cond_text((word >> 8) & 3, bool(word & 0x2000), bool(word & 0x800)) if cond_bits else ""
-    return Instruction(
+    return _instruction(
         address,
         word,
         "LD",
@@ -313,8 +404,8 @@ def _decode_st(word: int, address: int, packet: int, ext: int | None) -> Instruc
     if not word & 0x08000000:
         if word & 0x0FE03800 == 0x00800000 and (word >> 16) & 31 == 29:  # allocframe(#u11:3)
             size = (word & 0x7FF) * 8
-            writes = (RegisterWrite("r29", "add_imm", "r29", -8 - size), RegisterWrite("r30", "add_imm", "r29", -8))
-            return Instruction(address, word, "ST", "allocframe", f"allocframe(#{size})", writes=writes)
+            writes = (_write("r29", "add_imm", "r29", -8 - size), _write("r30", "add_imm", "r29", -8))
+            return _instruction(address, word, "ST", "allocframe", f"allocframe(#{size})", writes=writes)
         if not word & 0x01000000:
             return _unknown(word, address, "SYSTEM")  # cache and barrier operations (dczeroa, dcfetch, ...)
         size = _store_size(word, kind, False)
@@ -332,7 +423,7 @@ def _decode_st(word: int, address: int, packet: int, ext: int | None) -> Instruc
     if mode == 1:
         if word & 0x80:  # memX(rE=##U6) = rT: absolute-set
             value = _imm(word & 63, 6, 1, False, ext)
-            write = RegisterWrite(base, "other", immediate=value)
+            write = _write(base, "other", immediate=value)
             return _store_access(word, address, kind, data, False, "abs", value, ext, base_write=write)
         cond = _cond_text(word & 3, bool(word & 4), bool(word & 0x80)) if word & 0x2000 else ""
         inc = _signed((word >> 3) & 15, 4) * size
@@ -386,8 +477,8 @@ def _decode_ldst3(word: int, address: int, packet: int, ext: int | None) -> Inst
             value = _imm(((word >> 13) & 1) << 5 | word & 31, 6, 1, True, ext)
             cond = _cond_text((word >> 5) & 3, bool(word & 0x00800000), bool(word & 0x01000000))
         text = f"{cond}{mnemonic}({base}+#{offset}) = #{value}"
-        access = MemoryAccess(base, offset, True, False, size)
-        return Instruction(address, word, "ST", mnemonic, text, conditional=bool(cond), memory=access)
+        access = _memory(base, offset, True, False, size)
+        return _instruction(address, word, "ST", mnemonic, text, conditional=bool(cond), memory=access)
     spec = _MEMOP_TYPES[kind & 3]
     if spec is None or kind & 4:
         return _unknown(word, address, "ST")
@@ -400,8 +491,8 @@ def _decode_ldst3(word: int, address: int, packet: int, ext: int | None) -> Inst
         if "bit" not in op
         else f"{mnemonic}({base}+#{offset}){op}(#{word & 31})"
     )
-    access = MemoryAccess(base, offset, True, False, size, register=operand if group == 0b1110 else None)
-    return Instruction(address, word, "ST", mnemonic, text, memory=access)
+    access = _memory(base, offset, True, False, size, register=operand if group == 0b1110 else None)
+    return _instruction(address, word, "ST", mnemonic, text, memory=access)
 
 
 def _decode_ldst4(word: int, address: int, packet: int, ext: int | None) -> Instruction:
@@ -431,7 +522,7 @@ def _decode_ldst4(word: int, address: int, packet: int, ext: int | None) -> Inst
 
 def _decode_ext(word: int, address: int, packet: int, ext: int | None) -> Instruction:
     value = (((word >> 16) & 0xFFF) << 14 | (word & 0x3FFF)) << 6
-    return Instruction(address, word, "EXT", "immext", f"immext(#{value})")
+    return _instruction(address, word, "EXT", "immext", f"immext(#{value})")
 
 
 def _decode_j1(word: int, address: int, packet: int, ext: int | None) -> Instruction:
@@ -446,14 +537,14 @@ def _decode_j1(word: int, address: int, packet: int, ext: int | None) -> Instruc
         if op == 6:
             value = (word >> 8) & 63
             text = f"{dest} = #{value} ; jump 0x{target:x}"
-            writes: tuple[RegisterWrite, ...] = (RegisterWrite(dest, "other", immediate=value),)
+            writes: tuple[RegisterWrite, ...] = (_write(dest, "other", immediate=value),)
         else:
             dest = _R[_SUB_R[(word >> 8) & 15]]
             source = _R[_SUB_R[(word >> 16) & 15]]
             text = f"{dest} = {source} ; jump 0x{target:x}"
-            writes = (RegisterWrite(dest, "copy", source),)
-        return Instruction(address, word, "J", "jump", text, branch="jump", target=target, writes=writes)
-    return Instruction(
+            writes = (_write(dest, "copy", source),)
+        return _instruction(address, word, "J", "jump", text, branch="jump", target=target, writes=writes)
+    return _instruction(
         address,
         word,
         "J",
@@ -471,7 +562,7 @@ def _decode_j2(word: int, address: int, packet: int, ext: int | None) -> Instruc
     # new-value compare jumps: if ([!]cmp.X(rS.new,...)) jump #r9:2
     raw = ((word >> 20) & 3) << 7 | (word >> 1) & 0x7F
     target = (packet + _imm(raw, 9, 4, True, ext)) & 0xFFFFFFFF
-    return Instruction(
+    return _instruction(
         address,
         word,
         "J",
@@ -489,7 +580,7 @@ def _decode_j5(word: int, address: int, packet: int, ext: int | None) -> Instruc
         raw = ((word >> 16) & 0x1FF) << 13 | (word >> 1) & 0x1FFF
         target = (packet + _imm(raw, 22, 4, True, ext)) & 0xFFFFFFFF
         kind = "call" if group == 5 else "jump"
-        return Instruction(address, word, "J", kind, f"{kind} 0x{target:x}", branch=kind, target=target)
+        return _instruction(address, word, "J", kind, f"{kind} 0x{target:x}", branch=kind, target=target)
     if group == 6:  # if ([!]pU[.new]) jump/call #r15:2
         raw = ((word >> 22) & 3) << 13 | ((word >> 16) & 0x1F) << 8 | ((word >> 13) & 1) << 7 | (word >> 1) & 0x7F
         target = (packet + _imm(raw, 15, 4, True, ext)) & 0xFFFFFFFF
@@ -498,23 +589,23 @@ def _decode_j5(word: int, address: int, packet: int, ext: int | None) -> Instruc
         new = kind == "jump" and bool(word & 0x800)
         hint = (":t" if word & 0x1000 else ":nt") if kind == "jump" else ""
         text = f"{_cond_text(pred, bool(word & 0x00200000), new)}{kind}{hint} 0x{target:x}"
-        return Instruction(address, word, "J", kind, text, branch=kind, target=target, conditional=True)
+        return _instruction(address, word, "J", kind, text, branch=kind, target=target, conditional=True)
     if group == 0 and (word >> 21) & 15 == 5:  # callr rS
-        return Instruction(address, word, "J", "callr", f"callr {_R[(word >> 16) & 31]}", branch="callr")
+        return _instruction(address, word, "J", "callr", f"callr {_R[(word >> 16) & 31]}", branch="callr")
     if group == 0 and (word >> 21) & 15 in (8, 9):  # if ([!]pU) callr rS
         pred = (word >> 8) & 3
         text = f"{_cond_text(pred, bool(word & 0x00200000), False)}callr {_R[(word >> 16) & 31]}"
-        return Instruction(address, word, "J", "callr", text, branch="callr", conditional=True)
+        return _instruction(address, word, "J", "callr", text, branch="callr", conditional=True)
     if group == 1 and (word >> 21) & 15 == 4:  # jumpr rS
         source = (word >> 16) & 31
         kind = "return" if source == 31 else "jumpr"
-        return Instruction(address, word, "J", "jumpr", f"jumpr {_R[source]}", branch=kind)
+        return _instruction(address, word, "J", "jumpr", f"jumpr {_R[source]}", branch=kind)
     if group == 1 and (word >> 21) & 15 in (10, 11):  # if ([!]pU[.new]) jumpr rS
         source = (word >> 16) & 31
         pred = (word >> 8) & 3
         kind = "return" if source == 31 else "jumpr"
         text = f"{_cond_text(pred, bool(word & 0x00200000), bool(word & 0x800))}jumpr {_R[source]}"
-        return Instruction(address, word, "J", "jumpr", text, branch=kind, conditional=True)
+        return _instruction(address, word, "J", "jumpr", text, branch=kind, conditional=True)
     return _unknown(word, address, "J")
 
 
@@ -528,7 +619,7 @@ def _decode_cr(word: int, address: int, packet: int, ext: int | None) -> Instruc
     if top >> 3 == 0b0001:  # if (rS op #0) jump #r13:2
         raw = ((word >> 21) & 1) << 12 | ((word >> 13) & 1) << 11 | (word >> 1) & 0x7FF
         target = (packet + _imm(raw, 13, 4, True, ext)) & 0xFFFFFFFF
-        return Instruction(
+        return _instruction(
             address,
             word,
             "J",
@@ -553,7 +644,7 @@ def _loop(
     operand = reg if reg is not None else f"#{count}"
     text = f"{'p3 = ' if stages else ''}{mnemonic}(0x{start:x},{operand})"
     setup = LoopSetup(loop, start, count, reg, stages)
-    return Instruction(address, word, "CR", mnemonic, text, loop_setup=setup)
+    return _instruction(address, word, "CR", mnemonic, text, loop_setup=setup)
 
 
 def _decode_alu32_b(word: int, address: int, packet: int, ext: int | None) -> Instruction:
@@ -561,13 +652,13 @@ def _decode_alu32_b(word: int, address: int, packet: int, ext: int | None) -> In
     raw = ((word >> 21) & 0x7F) << 9 | (word >> 5) & 0x1FF
     value = _imm(raw, 16, 1, True, ext)
     dest, source = _R[word & 31], _R[(word >> 16) & 31]
-    return Instruction(
+    return _instruction(
         address,
         word,
         "ALU32",
         "add",
         f"{dest} = add({source},{_hash(value, ext)})",
-        writes=(RegisterWrite(dest, "add_imm", source, value),),
+        writes=(_write(dest, "add_imm", source, value),),
     )
 
 
@@ -575,27 +666,25 @@ def _decode_alu32_7(word: int, address: int, packet: int, ext: int | None) -> In
     dest = _R[word & 31]
     if word & 0x0FE02000 == 0x00600000:  # rD = rS
         source = _R[(word >> 16) & 31]
-        return Instruction(
-            address, word, "ALU32", "tfr", f"{dest} = {source}", writes=(RegisterWrite(dest, "copy", source),)
-        )
+        return _instruction(address, word, "ALU32", "tfr", f"{dest} = {source}", writes=(_write(dest, "copy", source),))
     if word & 0x0F200000 == 0x08000000:  # rD = #s16
         raw = ((word >> 22) & 3) << 14 | ((word >> 16) & 31) << 9 | (word >> 5) & 0x1FF
         value = _imm(raw, 16, 1, True, ext)
-        return Instruction(
+        return _instruction(
             address,
             word,
             "ALU32",
             "tfrsi",
             f"{dest} = {_hash(value, ext)}",
-            writes=(RegisterWrite(dest, "other", immediate=value),),
+            writes=(_write(dest, "other", immediate=value),),
         )
     if word & 0x0F000000 == 0x04000000:  # if ([!]pU[.new]) rD = add(rS,#s8)
         source = _R[(word >> 16) & 31]
         value = _imm((word >> 5) & 0xFF, 8, 1, True, ext)
         pred = (word >> 21) & 3
         prefix = _cond_text(pred, bool(word & 0x00800000), bool(word & 0x2000))
-        write = RegisterWrite(dest, "add_imm", source, value) if value else RegisterWrite(dest, "copy", source)
-        return Instruction(
+        write = _write(dest, "add_imm", source, value) if value else _write(dest, "copy", source)
+        return _instruction(
             address,
             word,
             "ALU32",
@@ -604,7 +693,7 @@ def _decode_alu32_7(word: int, address: int, packet: int, ext: int | None) -> In
             conditional=True,
             writes=(write,),
         )
-    return Instruction(address, word, "ALU32", "", _word_text(word), writes=_generic_writes(word))
+    return _instruction(address, word, "ALU32", "", _word_text(word), writes=_generic_writes(word))
 
 
 def _decode_alu32_f(word: int, address: int, packet: int, ext: int | None) -> Instruction:
@@ -612,19 +701,19 @@ def _decode_alu32_f(word: int, address: int, packet: int, ext: int | None) -> In
         dest = word & 31
         high, low = _R[(word >> 16) & 31], _R[(word >> 8) & 31]
         pair = _PAIR[dest]
-        writes = (RegisterWrite(_R[dest | 1], "copy", high), RegisterWrite(_R[dest & ~1], "copy", low))
-        return Instruction(address, word, "ALU32", "combine", f"{pair} = combine({high},{low})", writes=writes)
+        writes = (_write(_R[dest | 1], "copy", high), _write(_R[dest & ~1], "copy", low))
+        return _instruction(address, word, "ALU32", "combine", f"{pair} = combine({high},{low})", writes=writes)
     if word & 0x0F000000 == 0x03000000 and (word >> 21) & 7 == 0:  # rD = add(rS,rT)
         dest = _R[word & 31]
-        return Instruction(
+        return _instruction(
             address,
             word,
             "ALU32",
             "add",
             f"{dest} = add({_R[(word >> 16) & 31]},{_R[(word >> 8) & 31]})",
-            writes=(RegisterWrite(dest, "other"),),
+            writes=(_write(dest, "other"),),
         )
-    return Instruction(address, word, "ALU32", "", _word_text(word), writes=_generic_writes(word))
+    return _instruction(address, word, "ALU32", "", _word_text(word), writes=_generic_writes(word))
 
 
 def _generic_writes(word: int) -> tuple[RegisterWrite, ...]:
@@ -680,7 +769,7 @@ def _decode_xtype(word: int, address: int, packet: int, ext: int | None) -> Inst
             target = _PAIR[dest] if wide else _R[dest]
             text = f"{target} = {mnemonic}(...)"
             writes = _writes_other(target)
-        return Instruction(
+        return _instruction(
             address,
             word,
             "XTYPE",
@@ -690,13 +779,13 @@ def _decode_xtype(word: int, address: int, packet: int, ext: int | None) -> Inst
             float_to_double=mnemonic == "convert_sf2df",
             double_arith=mnemonic != "convert_sf2df",
         )
-    return Instruction(address, word, "XTYPE", "", _word_text(word), writes=_generic_writes(word))
+    return _instruction(address, word, "XTYPE", "", _word_text(word), writes=_generic_writes(word))
 
 
 def _decode_hvx(word: int, address: int, packet: int, ext: int | None) -> Instruction:
     if word >> 28 == 0x2:
         return _decode_vmem(word, address, ext)
-    return Instruction(address, word, "HVX", "", _word_text(word), is_hvx=True)
+    return _instruction(address, word, "HVX", "", _word_text(word), is_hvx=True)
 
 
 # vmem forms by (bit 23 predicated, bit 21, bits 7:5): (is_store, mnemonic, suffix, predicate kind, negated)
@@ -730,16 +819,16 @@ def _decode_vmem(word: int, address: int, ext: int | None) -> Instruction:
     group = (word >> 24) & 7  # 000 base+imm, 001 post-increment by imm, 011 post-increment by mU
     form = _VMEM_FORMS.get(((word >> 23) & 1, (word >> 21) & 1, (word >> 5) & 7))
     if form is None or group not in (0, 1, 3):
-        return Instruction(address, word, "HVX", "", _word_text(word), is_hvx=True)
+        return _instruction(address, word, "HVX", "", _word_text(word), is_hvx=True)
     store, mnemonic, suffix, predicate, negated = form
     base = _R[(word >> 16) & 31]
     # new-value stores carry 0b00 (plain) or 0b01 (predicated) at bits 4:3; 0b01000 plain is :scatter_release
     if suffix == ".new" and (word >> 3) & 3 != (word >> 23) & 1:
         if word & 0x00800000 or word & 0x1F != 0x08:
-            return Instruction(address, word, "HVX", "", _word_text(word), is_hvx=True)
+            return _instruction(address, word, "HVX", "", _word_text(word), is_hvx=True)
         text = f"vmem({base}+#0):scatter_release"
-        access = MemoryAccess(base, 0, True, True, 128)
-        return Instruction(address, word, "HVX", "vmem", text, memory=access, is_hvx=True)
+        access = _memory(base, 0, True, True, 128)
+        return _instruction(address, word, "HVX", "vmem", text, memory=access, is_hvx=True)
     reg = _V[word & 7] if suffix == ".new" else _V[word & 31]
     offset: int | None
     if group == 0:
@@ -757,8 +846,8 @@ def _decode_vmem(word: int, address: int, ext: int | None) -> Instruction:
     else:
         text = f"{cond}{reg}{suffix} = {mnemonic}({operand}){nt}"
     writes = (_post_write(base, inc),) if post else ()
-    access = MemoryAccess(base, offset, store, True, 128, post, reg, inc)
-    return Instruction(
+    access = _memory(base, offset, store, True, 128, post, reg, inc)
+    return _instruction(
         address, word, "HVX", mnemonic, text, conditional=bool(cond), memory=access, writes=writes, is_hvx=True
     )
 
@@ -815,7 +904,7 @@ _DUPLEX_GROUPS = (
 
 
 def _sub(address: int, word: int, mnemonic: str, text: str, iclass: str, **fields: object) -> Instruction:
-    return Instruction(address, word, iclass, mnemonic, text, is_duplex_half=True, **fields)  # type: ignore[arg-type]
+    return _instruction(address, word, iclass, mnemonic, text, is_duplex_half=True, **fields)  # type: ignore[arg-type]
 
 
 def _sub_load(address: int, word: int, mnemonic: str, size: int, dest: str, base: str, offset: int) -> Instruction:
@@ -825,7 +914,7 @@ def _sub_load(address: int, word: int, mnemonic: str, size: int, dest: str, base
         mnemonic,
         f"{dest} = {mnemonic}({base}+#{offset})",
         "LD",
-        memory=MemoryAccess(base, offset, False, False, size, register=dest),
+        memory=_memory(base, offset, False, False, size, register=dest),
         writes=_writes_other(dest),
     )
 
@@ -837,7 +926,7 @@ def _sub_store(address: int, word: int, mnemonic: str, size: int, data: str, bas
         mnemonic,
         f"{mnemonic}({base}+#{offset}) = {data}",
         "ST",
-        memory=MemoryAccess(base, offset, True, False, size, register=None if data.startswith("#") else data),
+        memory=_memory(base, offset, True, False, size, register=None if data.startswith("#") else data),
     )
 
 
@@ -878,7 +967,7 @@ def _decode_sub_l2(bits: int, address: int, word: int, reg_a: str, reg_b: str, e
             "deallocframe",
             "deallocframe",
             "LD",
-            writes=(RegisterWrite("r29", "other"), RegisterWrite("r30", "other"), RegisterWrite("r31", "other")),
+            writes=(_write("r29", "other"), _write("r30", "other"), _write("r31", "other")),
         )
     if kind in (1, 3) and cond in (0, 4, 5, 6, 7):
         prefix = _cond_text(0, bool(cond & 1), bool(cond & 2)) if cond else ""
@@ -891,7 +980,7 @@ def _decode_sub_l2(bits: int, address: int, word: int, reg_a: str, reg_b: str, e
                 "LD",
                 branch="return",
                 conditional=bool(cond),
-                writes=(RegisterWrite("r29", "other"), RegisterWrite("r30", "other"), RegisterWrite("r31", "other")),
+                writes=(_write("r29", "other"), _write("r30", "other"), _write("r31", "other")),
             )
         return _sub(address, word, "jumpr", f"{prefix}jumpr r31", "J", branch="return", conditional=bool(cond))
     return _sub(address, word, "", f".sub 0x{bits:04x}", "UNKNOWN")
@@ -918,7 +1007,7 @@ def _decode_sub_s2(bits: int, address: int, word: int, reg_a: str, reg_b: str, e
             "allocframe",
             f"allocframe(#{size})",
             "ST",
-            writes=(RegisterWrite("r29", "add_imm", "r29", -8 - size), RegisterWrite("r30", "add_imm", "r29", -8)),
+            writes=(_write("r29", "add_imm", "r29", -8 - size), _write("r30", "add_imm", "r29", -8)),
         )
     return _sub(address, word, "", f".sub 0x{bits:04x}", "UNKNOWN")
 
@@ -941,7 +1030,7 @@ def _decode_sub_a(bits: int, address: int, word: int, reg_a: str, reg_b: str, ex
             "add",
             f"{reg_b} = add({reg_b},{_hash(value, ext)})",
             "ALU32",
-            writes=(RegisterWrite(reg_b, "add_imm", reg_b, value),),
+            writes=(_write(reg_b, "add_imm", reg_b, value),),
         )
     top3 = bits >> 10
     if top3 == 0b010:  # rD = #u6
@@ -952,7 +1041,7 @@ def _decode_sub_a(bits: int, address: int, word: int, reg_a: str, reg_b: str, ex
             "tfrsi",
             f"{reg_b} = {_hash(value, ext)}",
             "ALU32",
-            writes=(RegisterWrite(reg_b, "other", immediate=value),),
+            writes=(_write(reg_b, "other", immediate=value),),
         )
     if top3 == 0b011:  # rD = add(r29,#u6:2)
         value = _imm((bits >> 4) & 63, 6, 4, False, ext)
@@ -962,11 +1051,11 @@ def _decode_sub_a(bits: int, address: int, word: int, reg_a: str, reg_b: str, ex
             "add",
             f"{reg_b} = add(r29,{_hash(value, ext)})",
             "ALU32",
-            writes=(RegisterWrite(reg_b, "add_imm", "r29", value),),
+            writes=(_write(reg_b, "add_imm", "r29", value),),
         )
     top5 = bits >> 8
     if top5 == 0b10000:
-        return _sub(address, word, "tfr", f"{reg_b} = {reg_a}", "ALU32", writes=(RegisterWrite(reg_b, "copy", reg_a),))
+        return _sub(address, word, "tfr", f"{reg_b} = {reg_a}", "ALU32", writes=(_write(reg_b, "copy", reg_a),))
     if top5 in (0b10001, 0b10011):
         value = 1 if top5 == 0b10001 else -1
         return _sub(
@@ -975,7 +1064,7 @@ def _decode_sub_a(bits: int, address: int, word: int, reg_a: str, reg_b: str, ex
             "add",
             f"{reg_b} = add({reg_a},#{value})",
             "ALU32",
-            writes=(RegisterWrite(reg_b, "add_imm", reg_a, value),),
+            writes=(_write(reg_b, "add_imm", reg_a, value),),
         )
     if top5 in _SUB_A_UNARY:
         mnemonic, form = _SUB_A_UNARY[top5]
@@ -985,18 +1074,16 @@ def _decode_sub_a(bits: int, address: int, word: int, reg_a: str, reg_b: str, ex
             mnemonic,
             f"{reg_b} = {form.format(s=reg_a)}",
             "ALU32",
-            writes=(RegisterWrite(reg_b, "other"),),
+            writes=(_write(reg_b, "other"),),
         )
     if top5 == 0b11000:
-        return _sub(
-            address, word, "add", f"{reg_b} = add({reg_b},{reg_a})", "ALU32", writes=(RegisterWrite(reg_b, "other"),)
-        )
+        return _sub(address, word, "add", f"{reg_b} = add({reg_b},{reg_a})", "ALU32", writes=(_write(reg_b, "other"),))
     if top5 == 0b11001 and not bits & 0xC:
         return _sub(address, word, "cmp.eq", f"p0 = cmp.eq({reg_a},#{bits & 3})", "ALU32")
     if top5 == 0b11010:
         if not bits & 0x40:
             return _sub(
-                address, word, "tfrsi", f"{reg_b} = #-1", "ALU32", writes=(RegisterWrite(reg_b, "other", immediate=-1),)
+                address, word, "tfrsi", f"{reg_b} = #-1", "ALU32", writes=(_write(reg_b, "other", immediate=-1),)
             )
         if bits & 0x30 in (0x20, 0x30, 0x00, 0x10):
             prefix = _cond_text(0, bool(bits & 0x10), not bits & 0x20)
@@ -1007,7 +1094,7 @@ def _decode_sub_a(bits: int, address: int, word: int, reg_a: str, reg_b: str, ex
                 f"{prefix}{reg_b} = #0",
                 "ALU32",
                 conditional=True,
-                writes=(RegisterWrite(reg_b, "other", immediate=0),),
+                writes=(_write(reg_b, "other", immediate=0),),
             )
     if top5 == 0b11100 and not bits & 0x80:
         pair = _SUB_PAIR[bits & 7]
@@ -1019,18 +1106,18 @@ def _decode_sub_a(bits: int, address: int, word: int, reg_a: str, reg_b: str, ex
             f"{_PAIR[pair]} = combine(#{high},#{low})",
             "ALU32",
             writes=(
-                RegisterWrite(_R[pair + 1], "other", immediate=high),
-                RegisterWrite(_R[pair], "other", immediate=low),
+                _write(_R[pair + 1], "other", immediate=high),
+                _write(_R[pair], "other", immediate=low),
             ),
         )
     if top5 == 0b11101:
         pair = _SUB_PAIR[bits & 7]
         if bits & 8:
             text = f"{_PAIR[pair]} = combine({reg_a},#0)"
-            writes = (RegisterWrite(_R[pair + 1], "copy", reg_a), RegisterWrite(_R[pair], "other", immediate=0))
+            writes = (_write(_R[pair + 1], "copy", reg_a), _write(_R[pair], "other", immediate=0))
         else:
             text = f"{_PAIR[pair]} = combine(#0,{reg_a})"
-            writes = (RegisterWrite(_R[pair + 1], "other", immediate=0), RegisterWrite(_R[pair], "copy", reg_a))
+            writes = (_write(_R[pair + 1], "other", immediate=0), _write(_R[pair], "copy", reg_a))
         return _sub(address, word, "combine", text, "ALU32", writes=writes)
     return _sub(address, word, "", f".sub 0x{bits:04x}", "UNKNOWN")
 
@@ -1038,7 +1125,7 @@ def _decode_sub_a(bits: int, address: int, word: int, reg_a: str, reg_b: str, ex
 def _decode_duplex(word: int, address: int, ext: int | None) -> tuple[Instruction, ...]:
     groups = _DUPLEX_GROUPS[(word >> 29) << 1 | (word >> 13) & 1]
     if groups[0] is None:
-        return (Instruction(address, word, "UNKNOWN", "", _word_text(word), is_duplex_half=True),)
+        return (_instruction(address, word, "UNKNOWN", "", _word_text(word), is_duplex_half=True),)
     high = _decode_sub(groups[0], (word >> 16) & 0x1FFF, address, word, ext)
     low = _decode_sub(groups[1], word & 0x1FFF, address, word, None)
     return (high, low)
@@ -1055,12 +1142,17 @@ def decode_word(word: int, address: int, packet_address: int, ext: int | None = 
 
 def decode_packets(code: bytes, base_address: int, cpu: int = 0x73) -> list[Packet]:
     """Decode every packet of a .text byte string. Never raises: undecodable words become iclass "UNKNOWN"; a truncated
-    final packet is returned as far as it goes (trailing bytes that do not fill a word are ignored)."""
+    final packet is returned as far as it goes (trailing bytes that do not fill a word are ignored). `cpu` (e_flags &
+    0xff) is accepted for forward compatibility: every encoding decoded here is the same from v68 to v81."""
     count = len(code) // 4
     words = struct.unpack_from(f"<{count}I", code) if count else ()
     packets: list[Packet] = []
-    index = 0
+    append_packet = packets.append
     decoders = _DECODERS
+    new, set_attributes = _new, _set
+    # code repeats itself: a word decoded once (with the same extender) is copied, unless it is PC-relative
+    templates: dict[int | tuple[int, int], tuple[dict[str, object], ...]] = {}
+    index = 0
     while index < count:
         start = index
         packet_address = base_address + 4 * start
@@ -1068,25 +1160,41 @@ def decode_packets(code: bytes, base_address: int, cpu: int = 0x73) -> list[Pack
         ext: int | None = None
         while True:
             word = words[index]
-            address = base_address + 4 * index
+            address = packet_address + 4 * (index - start)
             index += 1
             parse = (word >> 14) & 3
-            if parse == 0:
-                instructions.extend(_decode_duplex(word, address, ext))
+            key = word if ext is None else (word, ext)
+            cached = templates.get(key)
+            if cached is not None:
+                for template in cached:
+                    instruction = new(Instruction)
+                    attributes = template.copy()
+                    attributes["address"] = address
+                    set_attributes(instruction, "__dict__", attributes)
+                    instructions.append(instruction)
+            elif parse:
+                try:
+                    instruction = decoders[word >> 28](word, address, packet_address, ext)
+                except Exception:  # a decoder bug must never take the whole audit down: the word becomes UNKNOWN
+                    instruction = _unknown(word, address, "UNKNOWN")
+                instructions.append(instruction)
+                if instruction.target is None and instruction.loop_setup is None:
+                    templates[key] = (instruction.__dict__,)
+            else:
+                try:
+                    halves = _decode_duplex(word, address, ext)
+                except Exception:  # as above
+                    halves = (_unknown(word, address, "UNKNOWN"),)
+                instructions.extend(halves)
+                templates[key] = tuple(half.__dict__ for half in halves)
+            if parse == 3 or parse == 0 or index - start == 4 or index >= count:
                 break
-            try:
-                ins = decoders[word >> 28](word, address, packet_address, ext)
-            except Exception:  # a decoder bug must never take the whole audit down: the word becomes UNKNOWN
-                ins = _unknown(word, address, "UNKNOWN")
-            instructions.append(ins)
-            ext = ((word >> 16 & 0xFFF) << 14 | (word & 0x3FFF)) << 6 if word >> 28 == 0 else None
-            if parse == 3 or index - start == 4 or index >= count:
-                break
+            ext = ((word >> 16 & 0xFFF) << 14 | (word & 0x3FFF)) << 6 if word < 0x10000000 else None
         endloop = _NO_ENDLOOP
-        if index - start >= 2:
-            first = (words[start] >> 14) & 3 == 2
-            second = index - start >= 3 and (words[start + 1] >> 14) & 3 == 2
+        if index - start > 1:
+            first = words[start] & 0xC000 == 0x8000
+            second = index - start > 2 and words[start + 1] & 0xC000 == 0x8000
             if first or second:
-                endloop = _ENDLOOPS[(1 if first else 0) + (2 if second else 0) - 1]
-        packets.append(Packet(packet_address, 4 * (index - start), tuple(instructions), endloop))
+                endloop = _ENDLOOPS[first + 2 * second - 1]
+        append_packet(_packet(packet_address, 4 * (index - start), tuple(instructions), endloop))
     return packets
