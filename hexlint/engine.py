@@ -372,6 +372,8 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
     raw += run_source_rules(source_paths, rules, options, config, settings)
     # Binaries are audited only when a binary rule is on (`--select HX1 .` on a build tree skips the .so files).
     if not any(rule.kind == "binary" for rule in rules):
+        if binary_paths and not source_paths:
+            raise InputError(f"{binary_paths[0]}: ELF input, but no binary rule (HX2xx) is selected")
         binary_paths = []
     binary_diagnostics, binary_report = run_binary_rules(binary_paths, options, settings)
     raw += binary_diagnostics

@@ -216,3 +216,39 @@ def test_usage_errors_are_one_line_exit_2(tmp_path: Path, monkeypatch, hexlint_c
     assert run.stderr.count("\n") == 1, run.stderr
     assert named in run.stderr
     assert "Traceback" not in run.stderr
+
+
+BINARY_TWIN = REPO_ROOT / "fixtures" / "binary" / "division.so"
+CORE_LIBRARY = REPO_ROOT / "fixtures" / "htp-core" / "lib" / "libhtp-core-v73.so"
+
+
+def test_binary_findings_through_the_cli_in_every_format(hexlint_cli) -> None:
+    import json
+
+    import jsonschema
+    from test_report import sarif_schema
+
+    if not BINARY_TWIN.is_file():
+        pytest.skip("fixtures/binary/division.so is not built")
+    text = hexlint_cli(str(BINARY_TWIN))
+    assert text.status == 1
+    assert any(": HX204 [" in line and "@0x" in line for line in text.stdout.splitlines())
+    document = json.loads(hexlint_cli("--format", "json", str(BINARY_TWIN)).stdout)
+    entry = document["diagnostics"][0]
+    assert entry["line"] is None and entry["symbol"] and isinstance(entry["address"], int)
+    log = json.loads(hexlint_cli("--format", "sarif", str(BINARY_TWIN)).stdout)
+    jsonschema.validate(log, sarif_schema())
+    assert log["runs"][0]["results"][0]["locations"][0]["logicalLocations"][0]["kind"] == "function"
+    nothing = hexlint_cli("--select", "HX1", str(BINARY_TWIN))
+    assert nothing.status == 2 and "no binary rule (HX2xx) is selected" in nothing.stderr
+
+
+def test_binary_audit_options_are_wired(hexlint_cli) -> None:
+    if not CORE_LIBRARY.is_file():
+        pytest.skip("the core libraries are not built")
+    strict = hexlint_cli("--spills", "--strict", str(CORE_LIBRARY))
+    assert strict.status == 0, strict.stdout + strict.stderr
+    assert "vspill" in strict.stdout  # the per-function table
+    unknown = hexlint_cli("--spills", "--func", "no_such_function_anywhere", str(CORE_LIBRARY))
+    assert unknown.status == 2
+    assert unknown.stderr.count("\n") == 1 and "no_such_function_anywhere" in unknown.stderr
