@@ -107,7 +107,7 @@ def test_software_division_only_in_op_entry_points(version: str) -> None:
         if any(SOFTWARE_DIVISION.search(line) for line in lines)
     }
     assert callers <= set(OPS)
-    assert not callers & (set(WORKERS) | {"q8_0_dot_row", "q8_0_dot_block"})
+    assert not callers & (set(WORKERS) | {"q8_0_dot_row", "q8_0_dot_rows"})
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -201,3 +201,62 @@ def test_every_kernel_params_field_is_written_by_the_host_and_read_by_its_kernel
     unread = [f for f in fields if not re.search(rf"kparams->{f}\b", source)]
     assert unwritten == []
     assert unread == []
+
+
+COMPUTE_FUNCTION = re.compile(r"^static (?:inline )?\w+ (\w+)\(", re.M)
+REMARK = re.compile(r"^[^:]+:(\d+):\d+: remark: (.*) generated in loop")
+
+
+def compute_function_lines(source: str) -> dict[str, range]:
+    """Line ranges of the HVX compute helpers (`*_rows`, `q8_0_dot_*`, `copy_row_vtcm`) of a kernel file."""
+    lines = source.splitlines()
+    ranges: dict[str, range] = {}
+    for match in COMPUTE_FUNCTION.finditer(source):
+        name = match.group(1)
+        if not (name.endswith("_rows") or name.startswith("q8_0_dot") or name == "copy_row_vtcm"):
+            continue
+        first = source.count("\n", 0, match.start()) + 1
+        last = next(i for i in range(first, len(lines) + 1) if lines[i - 1] == "}")
+        ranges[name] = range(first, last + 1)
+    return ranges
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(
+    "kernel", ["binary-ops.c", "act-ops.c", "unary-ops.c", "softmax-ops.c", "matmul-ops.c", "get-rows-ops.c"]
+)
+def test_compiler_reports_no_spill_in_compute_loops(version: str, kernel: str) -> None:
+    """clang's register-allocation remarks give per-loop spill/reload counts with the loop's line: no loop inside
+    an HVX compute helper may spill or reload (the scalar pipeline loops of the workers are not gated here)."""
+    require_tools("clang-22")
+    source_path = CORE / "htp" / kernel
+    helpers = compute_function_lines(source_path.read_text())
+    assert helpers, kernel
+    remarks = subprocess.run(
+        [
+            "clang-22",
+            "--target=hexagon-unknown-none-elf",
+            f"-mcpu=hexagon{version}",
+            "-mhvx",
+            "-mhvx-length=128b",
+            "-O3",
+            "-fPIC",
+            "-ffreestanding",
+            f"-I{CORE / 'htp'}",
+            "-c",
+            str(source_path),
+            "-o",
+            "/dev/null",
+            "-Rpass-missed=regalloc",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stderr
+    spilling = [
+        (int(match.group(1)), match.group(2))
+        for line in remarks.splitlines()
+        if line.startswith(str(source_path)) and (match := REMARK.match(line)) and re.search(r"spills|reloads", line)
+    ]
+    in_helpers = [(line, text) for line, text in spilling if any(line in lines for lines in helpers.values())]
+    assert in_helpers == []
