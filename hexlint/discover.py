@@ -192,8 +192,9 @@ def walk_directory(root: Path) -> Iterator[Path]:
         local = patterns + _read_patterns(directory / ".gitignore")
         try:
             entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
-        except OSError:
-            return
+        except OSError as error:
+            # Skipping it silently would let a CI run pass without linting what is inside.
+            raise DiscoveryError(f"{shown}: cannot read directory: {error.strerror or error}") from None
         for entry in entries:
             if _is_hidden(entry.name):
                 continue

@@ -173,3 +173,18 @@ def test_header_no_tu_includes_is_parsed_on_its_own(tree: Path, hexlint_cli) -> 
     assert run.status == 1
     assert run.stdout.startswith("lone.h:1:")
     assert "HX002" in run.stdout
+
+
+def test_unreadable_directory_is_an_error_not_a_silent_skip(tree: Path, monkeypatch, hexlint_cli) -> None:
+    (tree / "src" / "locked").mkdir(parents=True)
+    (tree / "src" / "locked" / "k.c").write_text("int a;\n")
+    (tree / "src" / "ok.c").write_text("int b;\n")
+    real_scandir = os.scandir
+
+    def failing_scandir(path):
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", failing_scandir)
+    one_line_error(hexlint_cli("src"), "src/locked: cannot read directory: Permission denied")
