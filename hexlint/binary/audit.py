@@ -21,6 +21,7 @@ Accesses outside every loop are frame set-up (callee-saved register saves in the
 from __future__ import annotations
 
 import fnmatch
+import gc
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -226,7 +227,22 @@ def audit_image(
     decode: Callable[..., list[Packet]] | None = None,
 ) -> LibraryAudit:
     """Decode every code section once and audit each function (those `function_filter` accepts)."""
-    settings = settings or AuditSettings()
+    # Hundreds of thousands of small immutable objects: the cyclic GC would rescan them again and again for nothing.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _audit_image(image, settings or AuditSettings(), function_filter, decode)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _audit_image(
+    image: ElfImage,
+    settings: AuditSettings,
+    function_filter: Callable[[str], bool] | None,
+    decode: Callable[..., list[Packet]] | None,
+) -> LibraryAudit:
     if decode is None:
         from hexlint.hexagon.decode import decode_packets as decode
     packets: list[Packet] = []
@@ -294,18 +310,31 @@ def audit_function(
     is_helper = settings.skip_helper_functions and matches_any(
         symbol.name, settings.promotion_helpers + settings.division_helpers
     )
-    stack_accesses = _stack_accesses(cfg)
     calls: list[CallSite] = []
     doubles: list[DoubleOperation] = []
     hvx = 0
     first_hvx = None
-    for packet in cfg.packets:
-        loop = cfg.innermost_loop_by_packet.get(packet.address)
+    seeds: set[int] = set()
+    innermost = cfg.innermost_loop_by_packet
+    for index, packet in enumerate(cfg.packets):
+        loop = innermost.get(packet.address)
         for instruction in packet.instructions:
             if instruction.is_hvx:
                 hvx += 1
                 first_hvx = instruction.address if first_hvx is None else first_hvx
-            if instruction.branch in ("call", "callr") or _is_tail_call(instruction, cfg):
+            for write in instruction.writes:
+                if write.source in STACK_BASES:
+                    seeds.add(index)
+            branch = instruction.branch
+            if branch is None:
+                if (instruction.float_to_double or instruction.double_arith) and not is_helper:
+                    doubles.append(
+                        DoubleOperation(
+                            instruction.address, packet.address, instruction.text, loop, instruction.float_to_double
+                        )
+                    )
+                continue
+            if branch == "call" or branch == "callr" or _is_tail_call(instruction, cfg):
                 helper = image.name_of_target(instruction.target, instruction.address) if image else None
                 calls.append(
                     CallSite(
@@ -318,12 +347,7 @@ def audit_function(
                         is_division=not is_helper and matches_any(helper, settings.division_helpers),
                     )
                 )
-            if (instruction.float_to_double or instruction.double_arith) and not is_helper:
-                doubles.append(
-                    DoubleOperation(
-                        instruction.address, packet.address, instruction.text, loop, instruction.float_to_double
-                    )
-                )
+    stack_accesses = _stack_accesses(cfg, seeds)
     loops = _loop_audits(cfg, stack_accesses, calls, doubles)
     return FunctionAudit(
         name=symbol.name,
@@ -347,21 +371,37 @@ def _is_tail_call(instruction: Instruction, cfg: FunctionCfg) -> bool:
     return instruction.branch == "jump" and target is not None and not cfg.start <= target < cfg.end
 
 
-def _stack_accesses(cfg: FunctionCfg) -> list[StackAccess]:
-    """Forward data flow of SP/FP-derived registers over the blocks, then classify each memory access."""
-    entry_states = _derived_registers_at_blocks(cfg)
+def _stack_accesses(cfg: FunctionCfg, seeds: set[int] | None = None) -> list[StackAccess]:
+    """Forward data flow of SP/FP-derived registers over the blocks, then classify each memory access.
+
+    `seeds`: indexes of the packets that derive a register from SP/FP (computed here when not given)."""
+    seeds = _seed_packets(cfg) if seeds is None else seeds
+    # Nothing copies SP/FP into another register: only direct r29/r30 accesses exist, no data flow needed.
+    entry_states = _derived_registers_at_blocks(cfg, seeds) if seeds else {}
     accesses = []
+    innermost = cfg.innermost_loop_by_packet
     for block in cfg.blocks:
-        state = dict(entry_states.get(block.start, {}))
+        state = entry_states.get(block.start, {})
         for index in range(block.first_packet, block.last_packet + 1):
             packet = cfg.packets[index]
-            loop = cfg.innermost_loop_by_packet.get(packet.address)
             for instruction in packet.instructions:
-                access = _classify(instruction, state, packet.address, loop)
-                if access is not None:
-                    accesses.append(access)
-            state = _transfer(packet, state)
+                memory = instruction.memory
+                if memory is not None and (memory.base in STACK_BASES or memory.base in state):
+                    accesses.append(_classify(instruction, state, packet.address, innermost.get(packet.address)))
+            if state or index in seeds:
+                state = _transfer(packet, state)
     return sorted(accesses, key=lambda access: (access.address, access.text))
+
+
+def _seed_packets(cfg: FunctionCfg) -> set[int]:
+    """Indexes of packets that derive a register from SP/FP (`rD = r29`, `rD = add(r30,#-8)` ...)."""
+    seeds = set()
+    for index, packet in enumerate(cfg.packets):
+        for instruction in packet.instructions:
+            for write in instruction.writes:
+                if write.source in STACK_BASES:
+                    seeds.add(index)
+    return seeds
 
 
 def _classify(instruction: Instruction, state: dict[str, Derived], packet_address: int, loop: int | None):
@@ -390,7 +430,7 @@ def _classify(instruction: Instruction, state: dict[str, Derived], packet_addres
     )
 
 
-def _derived_registers_at_blocks(cfg: FunctionCfg) -> dict[int, dict[str, Derived]]:
+def _derived_registers_at_blocks(cfg: FunctionCfg, seeds: set[int]) -> dict[int, dict[str, Derived]]:
     blocks = {block.start: block for block in cfg.blocks}
     predecessors: dict[int, list[int]] = {start: [] for start in blocks}
     for block in cfg.blocks:
@@ -410,8 +450,9 @@ def _derived_registers_at_blocks(cfg: FunctionCfg) -> dict[int, dict[str, Derive
         state = _join(incoming)
         entry_states[start] = state
         for index in range(block.first_packet, block.last_packet + 1):
-            state = _transfer(cfg.packets[index], state)
-        if exit_states.get(start) != state:
+            if state or index in seeds:
+                state = _transfer(cfg.packets[index], state)
+        if exit_states.get(start) != state or start not in exit_states:
             exit_states[start] = state
             for successor in block.successors:
                 if successor not in queued:
@@ -422,10 +463,12 @@ def _derived_registers_at_blocks(cfg: FunctionCfg) -> dict[int, dict[str, Derive
 
 def _join(states: list[dict[str, Derived]]) -> dict[str, Derived]:
     """Registers derived on every incoming path; differing offsets become unknown (a loop-varying pointer)."""
-    if not states:
+    if not states or not all(states):
         return {}
     result = dict(states[0])
     for state in states[1:]:
+        if state is states[0]:
+            continue
         for register in list(result):
             other = state.get(register)
             if other is None or other[0] != result[register][0]:
@@ -492,38 +535,49 @@ def _loop_audits(
     cfg: FunctionCfg, accesses: list[StackAccess], calls: list[CallSite], doubles: list[DoubleOperation]
 ) -> tuple[LoopAudit, ...]:
     """Counts per loop, each loop including its nested loops (the function total counts innermost loops only)."""
-    enclosing = {loop.header: _ancestors(cfg, loop.header) for loop in cfg.loops}
-    result = []
-    for loop in cfg.loops:
-
-        def inside(header: int | None, wanted: int = loop.header) -> bool:
-            return header is not None and (header == wanted or wanted in enclosing.get(header, ()))
-
-        mine = [access for access in accesses if inside(access.loop)]
-        spill_kinds = Counter((access.is_vector, access.is_store) for access in mine if access.is_spill)
-        stored = {access.slot for access in mine if access.is_spill and access.is_store}
-        reloaded = {access.slot for access in mine if access.is_spill and not access.is_store}
-        result.append(
-            LoopAudit(
-                header=loop.header,
-                kind=loop.kind,
-                depth=loop.depth,
-                parent=loop.parent,
-                low=loop.low,
-                high=loop.high,
-                vector_spill_stores=spill_kinds[(True, True)],
-                vector_reloads=spill_kinds[(True, False)],
-                scalar_spill_stores=spill_kinds[(False, True)],
-                scalar_reloads=spill_kinds[(False, False)],
-                array_accesses=sum(1 for access in mine if not access.is_spill),
-                round_trips=len(stored & reloaded),
-                calls=sum(1 for call in calls if inside(call.loop)),
-                divisions=sum(1 for call in calls if call.is_division and inside(call.loop)),
-                promotions=sum(1 for call in calls if call.is_promotion and inside(call.loop))
-                + sum(1 for operation in doubles if inside(operation.loop)),
-            )
+    chains = {loop.header: (loop.header, *_ancestors(cfg, loop.header)) for loop in cfg.loops}
+    counts: dict[int, Counter] = {loop.header: Counter() for loop in cfg.loops}
+    stored: dict[int, set] = {loop.header: set() for loop in cfg.loops}
+    reloaded: dict[int, set] = {loop.header: set() for loop in cfg.loops}
+    for access in accesses:
+        if access.loop is None:
+            continue
+        key = ("spill", access.is_vector, access.is_store) if access.is_spill else ("array",)
+        for header in chains[access.loop]:
+            counts[header][key] += 1
+            if access.is_spill:
+                (stored if access.is_store else reloaded)[header].add(access.slot)
+    for call in calls:
+        if call.loop is None:
+            continue
+        for header in chains[call.loop]:
+            counts[header]["call"] += 1
+            counts[header]["division"] += call.is_division
+            counts[header]["promotion"] += call.is_promotion
+    for operation in doubles:
+        if operation.loop is not None:
+            for header in chains[operation.loop]:
+                counts[header]["promotion"] += 1
+    return tuple(
+        LoopAudit(
+            header=loop.header,
+            kind=loop.kind,
+            depth=loop.depth,
+            parent=loop.parent,
+            low=loop.low,
+            high=loop.high,
+            vector_spill_stores=counts[loop.header][("spill", True, True)],
+            vector_reloads=counts[loop.header][("spill", True, False)],
+            scalar_spill_stores=counts[loop.header][("spill", False, True)],
+            scalar_reloads=counts[loop.header][("spill", False, False)],
+            array_accesses=counts[loop.header][("array",)],
+            round_trips=len(stored[loop.header] & reloaded[loop.header]),
+            calls=counts[loop.header]["call"],
+            divisions=counts[loop.header]["division"],
+            promotions=counts[loop.header]["promotion"],
         )
-    return tuple(result)
+        for loop in cfg.loops
+    )
 
 
 def _ancestors(cfg: FunctionCfg, header: int) -> tuple[int, ...]:

@@ -91,131 +91,147 @@ def build_cfg(packets: Sequence[Packet], start: int | None = None, end: int | No
         end = packets[-1].address + packets[-1].size if packets else start
     if not packets:
         return FunctionCfg(start, end, (), (), (), {})
-    index_of = {packet.address: index for index, packet in enumerate(packets)}
-    successors, endloop_edges = _packet_successors(packets, index_of)
-    blocks = _blocks(packets, successors)
-    block_of_packet = {}
-    for block in blocks:
-        for index in range(block.first_packet, block.last_packet + 1):
-            block_of_packet[index] = block.start
+    scan = _scan(packets)
+    blocks, endloop_edges = _blocks(packets, scan)
     loops = _loops(packets, blocks, endloop_edges)
+    by_start = {block.start: block for block in blocks}
     innermost = {}
     for loop in sorted(loops, key=lambda loop: loop.depth):
-        for block in blocks:
-            if block.start in loop.blocks:
-                for index in range(block.first_packet, block.last_packet + 1):
-                    innermost[packets[index].address] = loop.header
+        for block_start in loop.blocks:
+            block = by_start[block_start]
+            for index in range(block.first_packet, block.last_packet + 1):
+                innermost[packets[index].address] = loop.header
     return FunctionCfg(start, end, packets, blocks, loops, innermost)
 
 
-def _packet_successors(
-    packets: tuple[Packet, ...], index_of: dict[int, int]
-) -> tuple[list[list[int]], dict[tuple[int, int], int]]:
-    """Successor packet indexes of every packet, and the `:endloop` edges (src, dst) -> pipelined stages."""
+@dataclass(frozen=True)
+class _Scan:
+    """One pass over the packets: static successors, loop set-ups, leaders, fallback loop starts."""
+
+    successors: list[list[int]]  # static successor packet indexes (jumps, fallthrough)
+    setups: dict[int, list[tuple[int, int, int]]]  # packet index -> [(loop number, start index, stages)]
+    leaders: set[int]
+    fallback: dict[int, dict[int, int]]  # endloop packet index -> loop number -> nearest set-up's start index
+
+
+def _scan(packets: tuple[Packet, ...]) -> _Scan:
+    index_of = {packet.address: index for index, packet in enumerate(packets)}
     count = len(packets)
-    static = [_static_successors(packets, index, index_of) for index in range(count)]
-    setups = [_loop_setups(packet) for packet in packets]
-    fallback = _nearest_setups(packets, setups, index_of)
-    # Reaching loop starts per loop register, propagated until nothing changes (sets only grow).
-    reaching: list[tuple[frozenset[int], frozenset[int]]] = [(frozenset(), frozenset())] * count
-    successors = [list(targets) for targets, _ in static]
+    successors: list[list[int]] = []
+    setups: dict[int, list[tuple[int, int, int]]] = {}
+    leaders = {0}
+    fallback: dict[int, dict[int, int]] = {}
+    last_setup: dict[int, int] = {}
+    for index, packet in enumerate(packets):
+        targets: list[int] = []
+        falls_through = True
+        for instruction in packet.instructions:
+            branch = instruction.branch
+            if branch == "jump":
+                target = index_of.get(instruction.target) if instruction.target is not None else None
+                if target is not None:
+                    targets.append(target)
+                if not instruction.conditional:
+                    falls_through = False
+            elif (branch == "jumpr" or branch == "return") and not instruction.conditional:
+                falls_through = False
+            setup = instruction.loop_setup
+            if setup is not None and setup.loop in (0, 1) and setup.start in index_of:
+                start = index_of[setup.start]
+                setups.setdefault(index, []).append((setup.loop, start, setup.pipelined_stages))
+                last_setup[setup.loop] = start
+                leaders.add(start)
+        if packet.endloop:
+            fallback[index] = {n: last_setup[n] for n in packet.endloop if n in last_setup}
+        if targets or not falls_through or packet.endloop:
+            leaders.update(targets)
+            leaders.add(index + 1)
+        if falls_through and index + 1 < count:
+            targets.append(index + 1)
+        successors.append(targets)
+    leaders.discard(count)
+    return _Scan(successors, setups, leaders, fallback)
+
+
+def _blocks(packets: tuple[Packet, ...], scan: _Scan) -> tuple[tuple[BasicBlock, ...], dict[tuple[int, int], int]]:
+    """Blocks, with `:endloop` edges to the loop starts whose set-ups reach them (data flow over blocks)."""
+    ordered = sorted(scan.leaders)
+    count = len(packets)
+    spans = [(first, (ordered[i + 1] if i + 1 < len(ordered) else count) - 1) for i, first in enumerate(ordered)]
+    block_successors = [list(dict.fromkeys(scan.successors[last])) for _first, last in spans]
+    position = {first: i for i, (first, _last) in enumerate(spans)}
+    # Loop set-ups inside each block, in order: the last one per loop register is what leaves the block.
+    gen: list[dict[int, int]] = [{} for _ in spans]
     stages_by_start: dict[int, int] = {}
+    for i, (first, last) in enumerate(spans):
+        for index in range(first, last + 1):
+            for loop_number, start, stages in scan.setups.get(index, ()):
+                gen[i][loop_number] = start
+                stages_by_start[start] = max(stages, stages_by_start.get(start, 0))
     endloop_edges: dict[tuple[int, int], int] = {}
-    worklist = [0] + [index for index in range(count) if setups[index]]
+    has_endloop = any(packets[last].endloop for _first, last in spans)
+    if has_endloop:
+        _add_endloop_edges(packets, scan, spans, gen, position, block_successors, stages_by_start, endloop_edges)
+    blocks = tuple(
+        BasicBlock(
+            start=packets[first].address,
+            end=packets[last].address + packets[last].size,
+            first_packet=first,
+            last_packet=last,
+            successors=tuple(packets[target].address for target in block_successors[i]),
+        )
+        for i, (first, last) in enumerate(spans)
+    )
+    return blocks, endloop_edges
+
+
+def _add_endloop_edges(
+    packets: tuple[Packet, ...],
+    scan: _Scan,
+    spans: list[tuple[int, int]],
+    gen: list[dict[int, int]],
+    position: dict[int, int],
+    block_successors: list[list[int]],
+    stages_by_start: dict[int, int],
+    endloop_edges: dict[tuple[int, int], int],
+) -> None:
+    """Forward data flow of the loop starts each `loopN` register may hold (sets as bit masks over loop starts)."""
+    starts = sorted({start for block_gen in gen for start in block_gen.values()})
+    bit = {start: 1 << number for number, start in enumerate(starts)}
+    reaching = [[0, 0] for _ in spans]
+    worklist = list(range(len(spans)))[::-1]
     queued = set(worklist)
     while worklist:
-        index = worklist.pop()
-        queued.discard(index)
-        state = list(reaching[index])
-        for loop_number, (target, stages) in setups[index].items():
-            if target in index_of:
-                state[loop_number] = frozenset({index_of[target]})
-                stages_by_start[index_of[target]] = max(stages, stages_by_start.get(index_of[target], 0))
-        out_state = (state[0], state[1])
-        targets = set(successors[index])
-        for loop_number in packets[index].endloop:
-            starts = out_state[loop_number] or fallback[index].get(loop_number, frozenset())
-            for start in starts:
-                if start not in targets:
-                    targets.add(start)
-                    successors[index].append(start)
-                endloop_edges[(index, start)] = stages_by_start.get(start, 0)
-        for successor in successors[index]:
-            old = reaching[successor]
-            new = (old[0] | out_state[0], old[1] | out_state[1])
-            if new != old:
-                reaching[successor] = new
-                if successor not in queued:
-                    queued.add(successor)
-                    worklist.append(successor)
-    return successors, endloop_edges
-
-
-def _static_successors(packets: tuple[Packet, ...], index: int, index_of: dict[int, int]) -> tuple[list[int], bool]:
-    packet = packets[index]
-    targets: list[int] = []
-    falls_through = True
-    for instruction in packet.instructions:
-        branch = instruction.branch
-        if branch == "jump":
-            if instruction.target is not None and instruction.target in index_of:
-                targets.append(index_of[instruction.target])
-            if not instruction.conditional:
-                falls_through = False
-        elif branch in ("jumpr", "return") and not instruction.conditional:
-            falls_through = False
-    if falls_through and index + 1 < len(packets):
-        targets.append(index + 1)
-    return list(dict.fromkeys(targets)), falls_through
-
-
-def _loop_setups(packet: Packet) -> dict[int, tuple[int, int]]:
-    setups = {}
-    for instruction in packet.instructions:
-        setup = instruction.loop_setup
-        if setup is not None and setup.loop in (0, 1):
-            setups[setup.loop] = (setup.start, setup.pipelined_stages)
-    return setups
-
-
-def _nearest_setups(
-    packets: tuple[Packet, ...], setups: list[dict[int, tuple[int, int]]], index_of: dict[int, int]
-) -> dict[int, dict[int, frozenset[int]]]:
-    """For `:endloop` packets no set-up reaches (set up in a caller, or an unreachable path): the closest one above."""
-    result: dict[int, dict[int, frozenset[int]]] = {}
-    last: dict[int, int] = {}
-    for index, packet in enumerate(packets):
-        for loop_number, (target, _stages) in setups[index].items():
-            if target in index_of:
-                last[loop_number] = index_of[target]
-        if packet.endloop:
-            result[index] = {n: frozenset({last[n]}) for n in packet.endloop if n in last}
-    return {index: result.get(index, {}) for index in range(len(packets))}
-
-
-def _blocks(packets: tuple[Packet, ...], successors: list[list[int]]) -> tuple[BasicBlock, ...]:
-    count = len(packets)
-    leaders = {0}
-    for index, targets in enumerate(successors):
-        if targets != [index + 1]:
-            leaders.update(targets)
-            if index + 1 < count:
-                leaders.add(index + 1)
-    ordered = sorted(leader for leader in leaders if 0 <= leader < count)
-    blocks = []
-    for position, first in enumerate(ordered):
-        last = (ordered[position + 1] if position + 1 < len(ordered) else count) - 1
-        end_packet = packets[last]
-        blocks.append(
-            BasicBlock(
-                start=packets[first].address,
-                end=end_packet.address + end_packet.size,
-                first_packet=first,
-                last_packet=last,
-                successors=tuple(dict.fromkeys(packets[target].address for target in successors[last])),
-            )
-        )
-    return tuple(blocks)
+        i = worklist.pop()
+        queued.discard(i)
+        state = list(reaching[i])
+        for loop_number, start in gen[i].items():
+            state[loop_number] = bit[start]
+        last = spans[i][1]
+        for loop_number in packets[last].endloop:
+            mask = state[loop_number]
+            for start in [start for start in starts if mask & bit[start]]:
+                if (last, start) not in endloop_edges:
+                    endloop_edges[(last, start)] = stages_by_start.get(start, 0)
+                    if start not in block_successors[i]:
+                        block_successors[i].append(start)
+        for successor in block_successors[i]:
+            j = position[successor]
+            old = reaching[j]
+            if (old[0] | state[0]) != old[0] or (old[1] | state[1]) != old[1]:
+                reaching[j] = [old[0] | state[0], old[1] | state[1]]
+                if j not in queued:
+                    queued.add(j)
+                    worklist.append(j)
+    # An :endloop no set-up reaches (set up by a caller, or only reached through a jump table): nearest set-up above.
+    for i, (_first, last) in enumerate(spans):
+        for loop_number in packets[last].endloop:
+            start = scan.fallback.get(last, {}).get(loop_number)
+            if start is None or any(edge_source == last for edge_source, _start in endloop_edges):
+                continue
+            endloop_edges[(last, start)] = stages_by_start.get(start, 0)
+            if start not in block_successors[i]:
+                block_successors[i].append(start)
 
 
 def _loops(
