@@ -7,11 +7,12 @@ line on stderr naming the file or option; an internal error is one line too, wit
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
 from hexlint import __version__, registry
 from hexlint.baseline import BaselineError
@@ -94,6 +95,15 @@ def _indent(text: str, prefix: str = "    ") -> str:
     return "\n".join(prefix + line if line.strip() else line for line in text.strip("\n").splitlines())
 
 
+def toml_value(value: Any) -> str:
+    """An option's default spelled as TOML, so it can be pasted into [tool.hexlint.rules.CODE]."""
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(str(key))} = {toml_value(item)}" for key, item in value.items()) + " }"
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(item) for item in value) + "]"
+    return json.dumps(value)  # strings, numbers and booleans are spelled alike in JSON and TOML
+
+
 def format_rule_doc(rule: Rule) -> str:
     """What `hexlint rule HX104` prints: the rule's documentation sections and its options."""
     doc = rule.doc
@@ -108,7 +118,7 @@ def format_rule_doc(rule: Rule) -> str:
         parts += ["", "## Fix safety", doc.fix_safety.strip()]
     if rule.options:
         parts += ["", "## Options (set in [tool.hexlint.rules." + rule.code + "])"]
-        parts += [f"    {name} = {value!r}" for name, value in rule.options.items()]
+        parts += [f"    {name} = {toml_value(value)}" for name, value in rule.options.items()]
     return "\n".join(parts) + "\n"
 
 

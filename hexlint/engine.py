@@ -358,8 +358,9 @@ def collect_files(paths: Sequence[str], config: Config) -> tuple[list[str], list
     def keep(path: Path) -> bool:
         return path_key(str(path)) in named or not _excluded(path, config)
 
-    sources = [display_path(path) for path in found.sources if keep(path)]
-    binaries = [display_path(path) for path in found.binaries if keep(path)]
+    # dict.fromkeys: `a.c` and `dir/../a.c` are one file.
+    sources = list(dict.fromkeys(display_path(path) for path in found.sources if keep(path)))
+    binaries = list(dict.fromkeys(display_path(path) for path in found.binaries if keep(path)))
     return sources, binaries
 
 
@@ -387,7 +388,10 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
         for diagnostic in unique
         if diagnostic.code in enabled_codes and not _code_ignored_for(diagnostic.span.path, diagnostic.code, config)
     ]
-    ran_on_sources = frozenset(rule.code for rule in rules if rule.kind in ("text", "source", "tool"))
+    # A rule without a check never ran, so a suppression naming it cannot be called unused.
+    ran_on_sources = frozenset(
+        rule.code for rule in rules if rule.kind == "tool" or (rule.kind in ("text", "source") and rule.check)
+    )
 
     def active_codes_for(path: str) -> frozenset[str]:
         return frozenset(code for code in ran_on_sources if not _code_ignored_for(path, code, config))

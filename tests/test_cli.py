@@ -252,3 +252,13 @@ def test_binary_audit_options_are_wired(hexlint_cli) -> None:
     unknown = hexlint_cli("--spills", "--func", "no_such_function_anywhere", str(CORE_LIBRARY))
     assert unknown.status == 2
     assert unknown.stderr.count("\n") == 1 and "no_such_function_anywhere" in unknown.stderr
+
+
+def test_rule_docs_print_option_defaults_as_pasteable_toml(hexlint_cli) -> None:
+    tomllib = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
+
+    for rule in registry.all_rules():
+        if not rule.options:
+            continue
+        printed = hexlint_cli("rule", rule.code).stdout.split("## Options", 1)[1].splitlines()[1:]
+        assert tomllib.loads("\n".join(line.strip() for line in printed)) == dict(rule.options)
