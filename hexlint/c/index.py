@@ -6,6 +6,7 @@ once however many rules run. Declarations from system, builtin and stand-in head
 
 from __future__ import annotations
 
+import bisect
 import functools
 import os
 from collections import defaultdict
@@ -37,6 +38,8 @@ class UnitIndex:
         self._bytes: dict[str, bytes] = {}
         self._functions: dict[str, Node] | None = None
         self._function_ranges: dict[str, list[tuple[int, int, Node]]] | None = None
+        self._function_starts: dict[str, list[int]] = {}
+        self._all_functions: list[Node] | None = None
         if unit.translation_unit is not None:
             self._walk(unit.translation_unit)
 
@@ -91,17 +94,32 @@ class UnitIndex:
         return self._functions
 
     def enclosing_function(self, node: Node) -> Node | None:
-        """The function definition whose extent holds `node`."""
+        """The innermost function definition whose extent holds `node` (a bisection over sorted extents)."""
         if self._function_ranges is None:
             ranges: dict[str, list[tuple[int, int, Node]]] = defaultdict(list)
-            for function in self.functions.values():
+            for function in self.functions_all():
                 ranges[function.path].append((function.start_offset, function.end_offset, function))
+            for path_ranges in ranges.values():
+                path_ranges.sort(key=lambda item: item[0])
             self._function_ranges = ranges
+            self._function_starts = {path: [item[0] for item in items] for path, items in ranges.items()}
+        path_ranges = self._function_ranges.get(node.path)
+        if not path_ranges:
+            return None
         offset = node.start_offset
-        for start, end, function in self._function_ranges.get(node.path, ()):
+        position = bisect.bisect_right(self._function_starts[node.path], offset)
+        for start, end, function in reversed(path_ranges[:position]):
             if start <= offset < end:
                 return function
         return None
+
+    def functions_all(self) -> list[Node]:
+        """Every function definition (overloads and methods of the same name included), in source order."""
+        if self._all_functions is None:
+            self._all_functions = []
+            for kind in _FUNCTION_KINDS:
+                self._all_functions.extend(node for node in self.nodes(kind) if node.is_definition)
+        return self._all_functions
 
     def ancestors(self, node: Node) -> list[Node]:
         """From the node's parent up to its top-level declaration, found by descending through containing extents."""

@@ -12,7 +12,9 @@ from __future__ import annotations
 from hexlint.checks import (
     hx101_kernel_params_unread,
     hx102_kernel_params_unwritten,
+    hx103_kernel_params_recomputed,
     hx104_defensive_null_check,
+    hx105_supports_op_runtime_state,
     hx106_trace_missing,
     hx107_trace_unbalanced,
     hx108_division_in_loop,
@@ -22,7 +24,9 @@ from hexlint.core import CheckFunction
 CHECKS: dict[str, CheckFunction] = {
     "HX101": hx101_kernel_params_unread.check,
     "HX102": hx102_kernel_params_unwritten.check,
+    "HX103": hx103_kernel_params_recomputed.check,
     "HX104": hx104_defensive_null_check.check,
+    "HX105": hx105_supports_op_runtime_state.check,
     "HX106": hx106_trace_missing.check,
     "HX107": hx107_trace_unbalanced.check,
     "HX108": hx108_division_in_loop.check,

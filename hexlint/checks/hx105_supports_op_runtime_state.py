@@ -1,0 +1,213 @@
+"""HX105 supports-op-runtime-state: supports_op and what it calls must not look at buffers, data or repack state."""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from hexlint.c.index import Project, UnitIndex
+from hexlint.c.node import Node
+from hexlint.checks._c_helpers import RuleIdentity, matches_any, node_span, rule_identity, string_list
+from hexlint.core import Diagnostic, Related, Severity, Span
+
+CODE = "HX105"
+_COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class RuntimeStateSettings:
+    entry_functions: tuple[str, ...]
+    checker_functions: tuple[str, ...]
+    forbidden_members: tuple[str, ...]
+    tensor_only_members: tuple[str, ...]
+    tensor_types: tuple[str, ...]
+    forbidden_identifiers: tuple[str, ...]
+    forbidden_calls: tuple[str, ...]
+    not_followed: tuple[str, ...]
+    allowed_functions: tuple[str, ...]
+
+    @staticmethod
+    def from_options(options: Mapping[str, Any]) -> RuntimeStateSettings:
+        return RuntimeStateSettings(
+            entry_functions=string_list(options, "entry_functions"),
+            checker_functions=string_list(options, "checker_functions"),
+            forbidden_members=string_list(options, "forbidden_members"),
+            tensor_only_members=string_list(options, "tensor_only_members"),
+            tensor_types=string_list(options, "tensor_types"),
+            forbidden_identifiers=string_list(options, "forbidden_identifiers"),
+            forbidden_calls=string_list(options, "forbidden_calls"),
+            not_followed=string_list(options, "not_followed"),
+            allowed_functions=string_list(options, "allowed_functions"),
+        )
+
+
+@dataclass(frozen=True)
+class CallHop:
+    """`caller` calls `callee` at `site`."""
+
+    caller: str
+    callee: str
+    site: Span
+
+
+@dataclass(frozen=True)
+class Access:
+    """A forbidden read inside `function`."""
+
+    function: str
+    span: Span
+    what: str
+
+
+def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
+    identity = rule_identity(CODE, "supports-op-runtime-state", Severity.ERROR)
+    settings = RuntimeStateSettings.from_options(options)
+    for unit in project.host_units():
+        yield from _unit_findings(identity, unit, settings)
+
+
+def _unit_findings(identity: RuleIdentity, unit: UnitIndex, settings: RuntimeStateSettings) -> Iterator[Diagnostic]:
+    functions = {function.spelling for function in unit.functions_all()}
+    entries = [name for name in sorted(functions) if matches_any(name, settings.entry_functions)]
+    checkers = [name for name in sorted(functions) if matches_any(name, settings.checker_functions)]
+    if not entries and not checkers:
+        return
+    calls = _calls_by_caller(unit, functions, settings)
+    # Chains start at supports_op; a checker nothing reaches from there starts its own.
+    chains = _shortest_chains(entries, calls)
+    for checker in checkers:
+        if checker not in chains:
+            chains.update(
+                {name: chain for name, chain in _shortest_chains([checker], calls).items() if name not in chains}
+            )
+    for allowed in [name for name in chains if matches_any(name, settings.allowed_functions)]:
+        del chains[allowed]
+    by_line: dict[tuple[str, int], list[Access]] = {}
+    for access in _forbidden_accesses(unit, settings, set(chains)):
+        by_line.setdefault((access.span.path, access.span.line or 0), []).append(access)
+    for accesses in by_line.values():
+        # One finding per line, as a reviewer comments on `if (t->buffer && is_repack(t->buffer))` once.
+        unique = list(dict.fromkeys(access.what for access in accesses))
+        first = min(accesses, key=lambda access: access.span.column or 0)
+        yield _finding(identity, unit, first, ", ".join(unique), chains[first.function])
+
+
+def _calls_by_caller(unit: UnitIndex, functions: set[str], settings: RuntimeStateSettings) -> dict[str, list[CallHop]]:
+    """Calls between functions defined in this unit, by caller name, in source order (logging is not followed)."""
+    calls: dict[str, list[CallHop]] = {}
+    for call in unit.nodes("CALL_EXPR"):
+        callee = call.spelling
+        if callee not in functions or matches_any(callee, (*settings.not_followed, *settings.forbidden_calls)):
+            continue  # a forbidden call is reported where it is made, not again inside
+        caller = unit.enclosing_function(call)
+        if caller is None or caller.spelling == callee:
+            continue
+        calls.setdefault(caller.spelling, []).append(CallHop(caller.spelling, callee, node_span(call)))
+    return calls
+
+
+def _shortest_chains(roots: list[str], calls: dict[str, list[CallHop]]) -> dict[str, tuple[CallHop, ...]]:
+    """For every function reachable from a root, the shortest call chain that reaches it (roots: an empty chain)."""
+    chains: dict[str, tuple[CallHop, ...]] = {root: () for root in roots}
+    queue = deque(roots)
+    while queue:
+        caller = queue.popleft()
+        for hop in calls.get(caller, ()):
+            if hop.callee not in chains:
+                chains[hop.callee] = (*chains[caller], hop)
+                queue.append(hop.callee)
+    return chains
+
+
+def _forbidden_accesses(unit: UnitIndex, settings: RuntimeStateSettings, reached: set[str]) -> Iterator[Access]:
+    for member in unit.nodes("MEMBER_REF_EXPR"):
+        field = member.spelling
+        if field not in settings.forbidden_members and field not in settings.tensor_only_members:
+            continue
+        function = unit.enclosing_function(member)
+        if function is None or function.spelling not in reached:
+            continue
+        if field in settings.tensor_only_members and not _on_tensor(member, settings):
+            continue
+        yield Access(function.spelling, _member_span(member), f"`{_member_text(unit, member)}`")
+    for call in unit.nodes("CALL_EXPR"):
+        if not matches_any(call.spelling, settings.forbidden_calls):
+            continue
+        function = unit.enclosing_function(call)
+        if function is not None and function.spelling in reached:
+            yield Access(function.spelling, node_span(call), f"`{call.spelling}()`")
+    yield from _forbidden_identifiers(unit, settings, reached)
+
+
+def _on_tensor(member: Node, settings: RuntimeStateSettings) -> bool:
+    """`t->data` of a tensor (or of a template parameter, whose type is unknown until instantiation)."""
+    children = member.children()
+    if not children:
+        return False
+    base = children[0].unwrapped()
+    struct = base.type_declaration
+    if struct is None:
+        return base.type_kind in ("UNEXPOSED", "DEPENDENT", "INVALID")
+    return matches_any(struct.spelling, settings.tensor_types)
+
+
+def _member_span(member: Node) -> Span:
+    # A member access's location is its member name; the column of `->buffer` reads best at the field.
+    return Span(member.path, member.line, member.column, member.end_line, member.end_column)
+
+
+def _member_text(unit: UnitIndex, member: Node) -> str:
+    data = unit.source_bytes(member.path)
+    text = data[member.start_offset : member.end_offset].decode("utf-8", "replace")
+    text = " ".join(text.split())
+    return text if 0 < len(text) <= 60 else f"->{member.spelling}"
+
+
+def _forbidden_identifiers(unit: UnitIndex, settings: RuntimeStateSettings, reached: set[str]) -> Iterator[Access]:
+    """Identifiers such as `is_tiled` or the `GGML_HEXAGON_TENSOR_TILED` flag, found in the reached functions' text
+    (macros leave no name in the AST), comments blanked out."""
+    if not settings.forbidden_identifiers:
+        return
+    pattern = re.compile(
+        rb"\b(?:%s)\b" % b"|".join(re.escape(name.encode()) for name in settings.forbidden_identifiers)
+    )
+    for function in unit.functions_all():
+        if function.spelling not in reached:
+            continue
+        data = unit.source_bytes(function.path)
+        start, end = function.start_offset, function.end_offset
+        body = _COMMENT.sub(lambda match: b" " * len(match.group()), data[start:end])
+        for match in pattern.finditer(body):
+            offset = start + match.start()
+            line = data.count(b"\n", 0, offset) + 1
+            column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+            span = Span(function.path, line, column, line, column + len(match.group()))
+            yield Access(function.spelling, span, f"`{match.group().decode()}`")
+
+
+def _finding(
+    identity: RuleIdentity, unit: UnitIndex, access: Access, what: str, chain: tuple[CallHop, ...]
+) -> Diagnostic:
+    root = chain[0].caller if chain else access.function
+    if chain:
+        path = " -> ".join([root, *(hop.callee for hop in chain)])
+        where = f"`{root}` reaches {what} through {path}"
+    else:
+        where = f"`{root}` reads {what}"
+    message = (
+        f"{where}: support is decided during scheduling, before buffers are allocated or weights repacked; "
+        "decide from types, shapes, strides and op params only."
+    )
+    related = tuple(Related(hop.site, f"`{hop.caller}` calls `{hop.callee}` here") for hop in chain)
+    return Diagnostic(
+        code=identity.code,
+        name=identity.name,
+        severity=identity.severity,
+        message=message,
+        span=access.span,
+        related=related,
+        fingerprint_text=unit.source_line(access.span.path, access.span.line or 0).strip(),
+    )
