@@ -279,14 +279,14 @@ class _Gatherer:
 
     def _accesses(self, unit: UnitIndex) -> list[_Access]:
         found: list[_Access] = []
-        for node in unit.nodes("MEMBER_REF_EXPR"):
-            if node.spelling not in self.member_names:
-                continue
+        by_name = member_refs_by_name(unit)
+        for node in (node for name in self.member_names for node in by_name.get(name, ())):
             access = self._resolve(node)
             if access is not None:
                 found.append(access)
         inner = {id_of(node) for access in found for node in access.inner}
-        return [access for access in found if id_of(access.node) not in inner]
+        kept = [access for access in found if id_of(access.node) not in inner]
+        return sorted(kept, key=lambda access: (access.node.path, access.node.line, access.node.column))
 
     def _resolve(self, node: Node) -> _Access | None:
         names: list[str] = []
@@ -455,6 +455,23 @@ class _Gatherer:
                 for call in unit.nodes("CALL_EXPR"):
                     self.callers[call.spelling].append((unit, call))
         return self.callers
+
+
+_MEMBER_CACHE: dict[int, tuple[weakref.ref[UnitIndex], dict[str, list[Node]]]] = {}
+
+
+def member_refs_by_name(unit: UnitIndex) -> dict[str, list[Node]]:
+    """The unit's member expressions by member name, from one pass over the bucket (shared by HX101-HX103)."""
+    cached = _MEMBER_CACHE.get(id(unit))
+    if cached is not None and cached[0]() is unit:
+        return cached[1]
+    by_name: dict[str, list[Node]] = defaultdict(list)
+    for node in unit.nodes("MEMBER_REF_EXPR"):
+        by_name[node.spelling].append(node)
+    for key in [key for key, (ref, _nodes) in _MEMBER_CACHE.items() if ref() is None]:
+        del _MEMBER_CACHE[key]  # units of earlier runs: do not keep their nodes (and TUs) alive
+    _MEMBER_CACHE[id(unit)] = (weakref.ref(unit), by_name)
+    return by_name
 
 
 def id_of(node: Node) -> tuple[int, ...]:
