@@ -1,0 +1,202 @@
+"""The audit on programs built with clang-22: per-loop spill counts against LLVM's own register allocator remarks,
+loop kinds from the CFG, helper calls through the PLT, promotions and divisions in and out of loops."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+from test_binary_support import CLANG, HEXAGON_FLAGS, build_library, require_toolchain
+
+from hexlint.binary.audit import audit_image
+from hexlint.elf import load_elf
+from hexlint.registry import find_rule
+
+MIXED_SPILLS = r"""
+#include <hexagon_types.h>
+#include <hvx_hexagon_protos.h>
+
+void mixed(HVX_Vector *out, const HVX_Vector *in, int *counts, const int *idx, int rows) {
+    HVX_Vector acc[36];
+    int c0 = 0, c1 = 0, c2 = 0, c3 = 0, c4 = 0, c5 = 0, c6 = 0, c7 = 0, c8 = 0, c9 = 0;
+    int d0 = 0, d1 = 0, d2 = 0, d3 = 0, d4 = 0, d5 = 0, d6 = 0, d7 = 0, d8 = 0, d9 = 0;
+    for (int k = 0; k < 36; k++) acc[k] = in[k];
+    for (int r = 0; r < rows; r++) {
+        const int *p = counts + idx[r];
+#pragma unroll
+        for (int k = 0; k < 36; k++) acc[k] = Q6_Vw_vadd_VwVw(acc[k], in[r * 36 + k]);
+        c0 += p[0] * c9; c1 += p[1] * c8; c2 += p[2] ^ c7; c3 += p[3] * c6; c4 += p[4] ^ c5;
+        c5 += p[5] * c4; c6 += p[6] ^ c3; c7 += p[7] * c2; c8 += p[8] ^ c1; c9 += p[9] * c0;
+        d0 += p[10] * d9; d1 += p[11] * d8; d2 += p[12] ^ d7; d3 += p[13] * d6; d4 += p[14] ^ d5;
+        d5 += p[15] * d4; d6 += p[16] ^ d3; d7 += p[17] * d2; d8 += p[18] ^ d1; d9 += p[19] * d0;
+    }
+    for (int k = 0; k < 36; k++) out[k] = acc[k];
+    counts[0] = c0 + c1 + c2 + c3 + c4 + c5 + c6 + c7 + c8 + c9;
+    counts[1] = d0 + d1 + d2 + d3 + d4 + d5 + d6 + d7 + d8 + d9;
+}
+"""
+
+PROGRAM = r"""
+#include <hexagon_types.h>
+#include <hvx_hexagon_protos.h>
+
+extern float external_step(float x);
+
+void vector_add(HVX_Vector *out, const HVX_Vector *a, const HVX_Vector *b, int n) {
+    for (int i = 0; i < n; i++) out[i] = Q6_Vw_vadd_VwVw(a[i], b[i]);
+}
+
+float call_in_loop(const float *v, int n) {
+    float s = 0.0f;
+    for (int i = 0; i < n; i++) s += external_step(v[i]);
+    return s;
+}
+
+int nested_division(const int *v, int rows, int cols, int d) {
+    int s = 0;
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) s += v[r * cols + c] / d;
+    return s;
+}
+
+unsigned long long wide_division_in_loop(const unsigned long long *v, int n, unsigned long long d) {
+    unsigned long long s = 0;
+    for (int i = 0; i < n; i++) s += v[i] / d;
+    return s;
+}
+
+double promote_once(float x, float y) {
+    return (double) x / (double) y;
+}
+
+unsigned long long wide_modulo(unsigned long long a, unsigned long long b) {
+    return a % b;
+}
+"""
+
+
+def regalloc_loop_remarks(tmp_path, source: str) -> list[tuple[int, int]]:
+    """(spill stores, reloads) of each `generated in loop` remark of clang-22 -Rpass-missed=regalloc."""
+    c_file = tmp_path / "remarks.c"
+    c_file.write_text(source)
+    result = subprocess.run(
+        [
+            CLANG,
+            *HEXAGON_FLAGS,
+            "-mcpu=hexagonv73",
+            "-O3",
+            "-c",
+            str(c_file),
+            "-o",
+            "/dev/null",
+            "-Rpass-missed=regalloc",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    remarks = []
+    for line in result.stderr.splitlines():
+        if "generated in loop" not in line:
+            continue
+        numbers = {
+            kind: int(count)
+            for count, kind in re.findall(r"(\d+) (folded spills|spills|folded reloads|reloads) ", line)
+        }
+        stores = numbers.get("spills", 0) + numbers.get("folded spills", 0)
+        reloads = numbers.get("reloads", 0) + numbers.get("folded reloads", 0)
+        if stores or reloads:
+            remarks.append((stores, reloads))
+    return remarks
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        pytest.param(find_rule("HX201").doc.example, id="vector-accumulators"),
+        pytest.param(find_rule("HX202").doc.example, id="scalar-accumulators"),
+        pytest.param(MIXED_SPILLS, id="vector-and-scalar"),
+    ],
+)
+def test_in_loop_spills_match_llvm_register_allocator_remarks(tmp_path, source):
+    require_toolchain()
+    remarks = regalloc_loop_remarks(tmp_path, source)
+    assert len(remarks) == 1, remarks  # each program has one loop that spills
+    audit = audit_image(load_elf(build_library(tmp_path, source)))
+    (function,) = [function for function in audit.functions if function.loops]
+    stores = sum(1 for access in function.stack_accesses if access.is_spill and access.loop and access.is_store)
+    reloads = sum(1 for access in function.stack_accesses if access.is_spill and access.loop and not access.is_store)
+    assert (stores, reloads) == remarks[0]
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory):
+    return audit_image(load_elf(build_library(tmp_path_factory.mktemp("program"), PROGRAM, extra=("-g",))))
+
+
+def test_hvx_loop_without_calls_is_a_hardware_loop(program):
+    function = program.function("vector_add")
+    assert function.loops and {loop.kind for loop in function.loops} <= {"hardware", "pipelined"}
+    assert function.hvx_instructions > 0
+    assert function.inloop_vector_spills == 0 and function.calls == ()
+
+
+def test_loop_with_a_call_is_a_branch_loop_and_the_call_is_in_it(program):
+    function = program.function("call_in_loop")
+    assert any(loop.kind == "branch" for loop in function.loops)
+    helpers = {call.helper for call in function.calls if call.loop is not None}
+    assert helpers == {"external_step"}
+
+
+def test_nested_loops_and_division_through_the_plt(program):
+    function = program.function("nested_division")
+    assert max(loop.depth for loop in function.loops) == 2
+    divisions = [call for call in function.calls if call.is_division]
+    assert divisions and all(call.helper == "__hexagon_divsi3" for call in divisions)
+    inner = {loop.header for loop in function.loops if loop.depth == 2}
+    assert any(call.loop in inner for call in divisions)
+    assert function.inloop_divisions == len(divisions)
+
+
+def test_64_bit_division_helper_in_a_loop_is_a_division(program):
+    # (clang-22 expands float division inline with sfrecipa: no helper call, so nothing to report there)
+    function = program.function("wide_division_in_loop")
+    assert function.inloop_divisions > 0
+    assert {call.helper for call in function.calls if call.is_division} == {"__hexagon_udivdi3"}
+    assert function.promotions == 0
+
+
+def test_double_helpers_and_conversions_are_promotions_outside_loops(program):
+    function = program.function("promote_once")
+    assert function.promotions > 0 and function.inloop_promotions == 0
+    assert any(call.helper == "__hexagon_divdf3" and call.is_promotion for call in function.calls) or any(
+        operation.is_conversion for operation in function.double_operations
+    )
+    assert function.inloop_divisions == 0
+
+
+def test_64_bit_modulo_helper_is_a_division_outside_loops(program):
+    function = program.function("wide_modulo")
+    assert function.divisions == 1 and function.inloop_divisions == 0
+    assert function.calls[0].helper.startswith("__hexagon_umoddi3") or "mod" in function.calls[0].helper
+
+
+def test_findings_carry_dwarf_source_spans(program):
+    from hexlint.checks import hx204_division_in_loop
+
+    (diagnostic,) = [d for d in hx204_division_in_loop.check(program, {}) if d.span.symbol == "nested_division"]
+    assert diagnostic.source_span is not None and diagnostic.source_span.path.endswith("prog.c")
+    assert (
+        diagnostic.source_span.line
+        == PROGRAM.splitlines().index("        for (int c = 0; c < cols; c++) s += v[r * cols + c] / d;") + 1
+    )
+    assert diagnostic.fingerprint_text == "nested_division division-in-loop"
+    assert diagnostic.span.address is not None and diagnostic.span.path == program.path
+
+
+def test_function_filter_audits_only_matching_functions(tmp_path):
+    require_toolchain()
+    library = build_library(tmp_path, PROGRAM)
+    audit = audit_image(load_elf(library), function_filter=lambda name: name.startswith("call_"))
+    assert [function.name for function in audit.functions] == ["call_in_loop"]
