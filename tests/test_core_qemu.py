@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from core_layout import decode_kernel_params
 
 CORE = Path(__file__).resolve().parent.parent / "fixtures" / "htp-core"
 COMMITTED_HARNESS = CORE / "qemu" / "htp-core-qemu"
@@ -29,6 +30,8 @@ TYPE_F32, TYPE_Q8_0, TYPE_I32 = 0, 8, 26
 QK8_0 = 32
 
 EXPECTED_CASES = {
+    "supports_op",
+    "float_kparams",
     "add_i32_contiguous",
     "add_i32_strided",
     "add_i32_mdev2",
@@ -177,7 +180,9 @@ def test_every_device_run_drained_its_dma_queue_and_closed_its_trace_events(
     qemu_run: tuple[dict[str, Case], str, int],
 ) -> None:
     cases, _, _ = qemu_run
-    for case in cases.values():
+    op_cases = [case for case in cases.values() if "dst" in case.tensors or device_outputs(case)]
+    assert len(op_cases) == 8
+    for case in op_cases:
         devices = max(1, len(device_outputs(case)))
         drained = [what for ok, what in case.statuses if ok and "dma-and-trace-drained" in what]
         runs = [what for ok, what in case.statuses if ok and " run dev" in what]
@@ -325,3 +330,106 @@ def test_committed_harness_matches_the_sources(tmp_path: Path) -> None:
     committed = run_qemu(COMMITTED_HARNESS)
     assert committed.returncode == fresh.returncode == 0
     assert committed.stdout == fresh.stdout
+
+
+# ---- host side of the ops QEMU cannot run: supports_op decisions and kernel_params ----
+
+HTP_MAX_NTHREADS = 8
+
+EXPECTED_SUPPORT = {
+    "softmax": True,
+    "softmax_mask": False,
+    "softmax_alibi": False,
+    "rms_norm": True,
+    "rms_norm_eps0": False,
+    "silu": True,
+    "gelu": True,
+    "neg": False,
+    "add_f32": True,
+    "mul_f32": True,
+    "mul_f32_broadcast": False,
+    "add_i32": True,
+    "mul_i32": False,
+    "mul_mat_q8_0": True,
+    "mul_mat_f32_activations": False,
+    "mul_mat_k96": False,
+    "get_rows": True,
+    "get_rows_f16": False,
+}
+
+
+def harness_records(output: str, kind: str) -> dict[str, list[str]]:
+    return {fields[1]: fields[2:] for line in output.splitlines() if (fields := line.split(" "))[0] == kind}
+
+
+@pytest.fixture(scope="module")
+def qemu_stdout(tmp_path_factory: pytest.TempPathFactory) -> str:
+    if shutil.which("qemu-hexagon") is None:
+        pytest.skip("needs qemu-hexagon (apt-get install qemu-user)")
+    return run_qemu(fresh_harness(tmp_path_factory.mktemp("qemu-host"))).stdout
+
+
+def test_supports_op_decides_from_static_properties_only(qemu_stdout: str) -> None:
+    """Each decision is made twice: with buffer/data/extra set, then all NULL (as at scheduling time)."""
+    records = harness_records(qemu_stdout, "supports")
+    decisions = {name: (values[0] == "1", values[1] == "1") for name, values in records.items()}
+    assert {name: with_buffers for name, (with_buffers, _) in decisions.items()} == EXPECTED_SUPPORT
+    assert all(with_buffers == without for with_buffers, without in decisions.values())
+
+
+def assert_fastdiv(values: tuple[int, int], divisor: int) -> None:
+    mp, shift = values
+    for n in [*range(0, 4096), 65535, 1 << 20, (1 << 31) - 1]:
+        assert ((n * mp >> 32) + n) >> shift == n // divisor, (n, divisor)
+
+
+def assert_row_split(kp: dict[str, object], total_rows: int, ne0: int, session_threads: int, vtcm: int) -> None:
+    n_threads = kp["n_threads"]
+    assert n_threads == min(session_threads, HTP_MAX_NTHREADS, total_rows)
+    assert kp["total_rows"] == total_rows
+    per_thread = kp["rows_per_thread"]
+    assert per_thread * n_threads >= total_rows > (per_thread - 1) * n_threads
+    assert kp["row_size"] == ne0 * 4
+    assert kp["row_size_aligned"] == -(-ne0 * 4 // 128) * 128
+    assert 1 <= kp["block"] <= per_thread
+    assert kp["vtcm_half_size"] == kp["block"] * kp["row_size_aligned"]
+    assert kp["vtcm_size_per_thread"] == 2 * kp["vtcm_half_size"]
+    assert 2 * kp["vtcm_size_per_thread"] * n_threads <= vtcm  # src + dst buffers of every thread fit
+    # contiguous operands: one flat run of rows
+    assert (kp["ne1"], kp["ne2"]) == (total_rows, 1)
+    assert_fastdiv(kp["div_ne1"], kp["ne1"])
+    assert_fastdiv(kp["div_ne2"], kp["ne2"])
+    assert kp["mdev_rows_per_chunk"] == 0  # single device
+
+
+def kparams_record(qemu_stdout: str, name: str) -> tuple[int, bytes]:
+    opcode, data = harness_records(qemu_stdout, "kparams")[name]
+    return int(opcode), bytes.fromhex(data)
+
+
+def test_rms_norm_kernel_params(qemu_stdout: str) -> None:
+    opcode, data = kparams_record(qemu_stdout, "rms_norm")
+    kp = decode_kernel_params("htp_norm_kernel_params", data)
+    assert opcode == 3  # HTP_OP_RMS_NORM
+    assert_row_split(kp, total_rows=21, ne0=100, session_threads=4, vtcm=64 * 1024)
+    assert (kp["nvec_full"], kp["tail_bytes"]) == (3, 16)
+    assert kp["eps"] == np.float32(1e-5)
+    assert kp["inv_ne0"] == np.float32(1.0) / np.float32(100.0)
+
+
+def test_softmax_kernel_params(qemu_stdout: str) -> None:
+    opcode, data = kparams_record(qemu_stdout, "softmax")
+    kp = decode_kernel_params("htp_softmax_kernel_params", data)
+    assert opcode == 6  # HTP_OP_SOFTMAX
+    assert_row_split(kp, total_rows=21, ne0=100, session_threads=4, vtcm=64 * 1024)
+    assert (kp["nvec_full"], kp["tail_bytes"]) == (3, 16)
+    assert kp["scale"] == 0.125
+
+
+def test_gelu_kernel_params_clamp_threads_to_the_npu(qemu_stdout: str) -> None:
+    """The session asks for 16 threads; the NPU has HTP_MAX_NTHREADS DMA queues and trace buffers."""
+    opcode, data = kparams_record(qemu_stdout, "gelu")
+    kp = decode_kernel_params("htp_unary_kernel_params", data)
+    assert opcode == 5  # HTP_OP_UNARY_GELU
+    assert_row_split(kp, total_rows=10, ne0=70, session_threads=16, vtcm=16 * 1024)
+    assert kp["nvec"] == kp["row_size_aligned"] // 128
