@@ -56,6 +56,8 @@ class ParseSettings:
     compile_commands: str | None = None
     sdk_root: str | None = None
     detailed_preprocessing: bool = False
+    # Appended to the clang arguments as given (like clang-tidy's --extra-arg), e.g. "-nostdinc++" or "-DNDEBUG".
+    extra_arguments: tuple[str, ...] = ()
 
 
 @dataclass
@@ -186,9 +188,9 @@ def arguments_for(path: str, role: str, settings: ParseSettings) -> list[str]:
             target.append("-mhvx-ieee-fp")
         # Kernel libc stand-ins precede clang's builtins: their stddef.h wraps clang's to give NULL the target's value.
         system = [*sdk_and_stubs, "-isystem", str(stubs_dir() / "kernel"), *builtin]
-        return [*language, *target, *defines, *includes, *system]
+        return [*language, *target, *defines, *includes, *system, *settings.extra_arguments]
     # The host keeps its real system headers (libstdc++); the -isystem also stops libclang-ng adding its libc++.
-    return [*language, "-fsyntax-only", *defines, *includes, *builtin, *sdk_and_stubs]
+    return [*language, "-fsyntax-only", *defines, *includes, *builtin, *sdk_and_stubs, *settings.extra_arguments]
 
 
 def parse_unit(path: str, role: str, settings: ParseSettings, index: cindex.Index | None = None) -> ParsedUnit:

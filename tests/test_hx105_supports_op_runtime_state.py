@@ -1,0 +1,65 @@
+"""HX105 beyond the fixtures: the call chain and its related locations, options, and host-only scope."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hexlint import registry
+from hexlint.c import index, parse
+from hexlint.checks import hx105_supports_op_runtime_state
+
+SOURCE = """
+struct ggml_backend_buffer { int usage; };
+struct ggml_tensor { int type; struct ggml_backend_buffer *buffer; void *data; };
+
+static int leaf(const struct ggml_tensor *t) {
+    return t->buffer != 0;
+}
+
+static int middle(const struct ggml_tensor *t) {
+    return leaf(t) + t->type;
+}
+
+static int ggml_hexagon_supported_add(const struct ggml_tensor *t) {
+    return middle(t);
+}
+
+int ggml_backend_hexagon_device_supports_op(void *dev, const struct ggml_tensor *t) {
+    (void) dev;
+    return ggml_hexagon_supported_add(t);
+}
+"""
+
+
+def findings(tmp_path: Path, source: str = SOURCE, role: str = parse.HOST, **overrides: object) -> list:
+    path = tmp_path / ("host.cpp" if role == parse.HOST else "htp/op.c")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(source, encoding="utf-8")
+    unit = parse.parse_unit(str(path), role, parse.ParseSettings())
+    project = index.build_project([unit], [str(path)])
+    rule = registry.find_rule("HX105")
+    assert rule is not None
+    return list(hx105_supports_op_runtime_state.check(project, {**rule.options, **overrides}))
+
+
+def test_chain_from_supports_op_with_a_related_location_per_hop(tmp_path: Path) -> None:
+    (finding,) = findings(tmp_path)
+    assert finding.span.line == 6
+    assert "ggml_backend_hexagon_device_supports_op -> ggml_hexagon_supported_add -> middle -> leaf" in finding.message
+    assert [related.span.line for related in finding.related] == [19, 14, 10]
+    assert finding.related[-1].message == "`middle` calls `leaf` here"
+
+
+def test_allowed_and_not_followed_functions_are_options(tmp_path: Path) -> None:
+    assert findings(tmp_path, allowed_functions=["leaf"]) == []
+    assert findings(tmp_path, not_followed=["middle"]) == []
+
+
+def test_a_checker_nothing_calls_is_its_own_root(tmp_path: Path) -> None:
+    source = SOURCE.replace("return ggml_hexagon_supported_add(t);", "return t->type;")
+    (finding,) = findings(tmp_path, source)
+    assert finding.message.startswith("`ggml_hexagon_supported_add` reaches `t->buffer`")
+
+
+def test_kernel_code_is_not_checked(tmp_path: Path) -> None:
+    assert findings(tmp_path, role=parse.KERNEL) == []
