@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from hexlint.binary.audit import FunctionAudit, LibraryAudit
+from hexlint.elf import CodeSection
 
 _LISTING_LINE = re.compile(r"^\s*([0-9a-f]+):\s*(.*)$")
 
@@ -57,25 +58,22 @@ def find_objdump(explicit: str | None = None, environ: Mapping[str, str] | None 
     return found[0] if found else None
 
 
-def llvm_text(objdump: str, audit: LibraryAudit, function: FunctionAudit) -> dict[int, str]:
-    """Word address -> LLVM's instruction text (packet braces removed) for one function; {} when it fails."""
+def llvm_text(objdump: str, audit: LibraryAudit, section: CodeSection, low: int, high: int) -> dict[int, str]:
+    """Word address -> LLVM's instruction text (packet braces removed) for [low, high) of a section; {} on failure."""
     image = audit.image
-    section = image.section_at(function.address)
-    if section is None:
-        return {}
     base = section.address if image.is_relocatable else 0
     command = [
         objdump,
         "-d",
         "--no-show-raw-insn",
-        f"--start-address={function.address - base:#x}",
-        f"--stop-address={function.address + function.size - base:#x}",
+        f"--start-address={low - base:#x}",
+        f"--stop-address={high - base:#x}",
         f"--section={section.name}",
     ]
     if image.cpu:
         command.append(f"--mcpu={image.cpu_name}")
     try:
-        result = subprocess.run([*command, audit.path], capture_output=True, text=True, timeout=120, check=False)
+        result = subprocess.run([*command, audit.path], capture_output=True, text=True, timeout=300, check=False)
     except (OSError, subprocess.SubprocessError):
         return {}
     if result.returncode != 0 or "not a recognized processor" in result.stderr:
@@ -92,6 +90,25 @@ def llvm_text(objdump: str, audit: LibraryAudit, function: FunctionAudit) -> dic
     return listing
 
 
+def llvm_listing(audit: LibraryAudit, objdumps: list[str]) -> tuple[dict[int, str], str]:
+    """One objdump run per code section over the span of the audited functions; the first objdump that works wins."""
+    spans: dict[str, list[int]] = {}
+    sections = {section.name: section for section in audit.image.code_sections}
+    for function in audit.functions:
+        section = audit.image.section_at(function.address)
+        if section is None:
+            continue
+        low, high = spans.get(section.name, [function.address, function.address + function.size])
+        spans[section.name] = [min(low, function.address), max(high, function.address + function.size)]
+    for objdump in objdumps:
+        listing: dict[int, str] = {}
+        for name, (low, high) in spans.items():
+            listing.update(llvm_text(objdump, audit, sections[name], low, high))
+        if listing:
+            return listing, f"text from {Path(objdump).name}"
+    return {}, "hexlint's own rendering"
+
+
 def _annotations(function: FunctionAudit) -> dict[int, list[str]]:
     notes: dict[int, list[str]] = defaultdict(list)
     for access in function.stack_accesses:
@@ -99,9 +116,11 @@ def _annotations(function: FunctionAudit) -> dict[int, list[str]]:
         if access.slot is None:
             notes[access.address].append(f"stack array {'store' if access.is_store else 'load'}")
         else:
-            where = "in loop" if access.loop is not None else "frame"
-            action = "SPILL" if access.is_store else "RELOAD"
-            notes[access.address].append(f"{kind} {action} {access.slot[0]}+#{access.slot[1]} ({where})")
+            slot = f"{access.slot[0]}+#{access.slot[1]}"
+            if access.loop is not None:
+                notes[access.address].append(f"{kind} {'SPILL' if access.is_store else 'RELOAD'} {slot} (in loop)")
+            else:  # prologue/epilogue saves and restores, values kept on the stack across straight-line code
+                notes[access.address].append(f"{kind} {'store' if access.is_store else 'load'} {slot} (frame)")
     for call in function.calls:
         flags = [flag for flag, on in (("DIVISION", call.is_division), ("PROMOTION", call.is_promotion)) if on]
         notes[call.address].append(" ".join(["call", call.helper or "?", *flags]))
@@ -110,14 +129,8 @@ def _annotations(function: FunctionAudit) -> dict[int, list[str]]:
     return notes
 
 
-def render_function(audit: LibraryAudit, function: FunctionAudit, objdumps: list[str]) -> str:
-    llvm: dict[int, str] = {}
-    source = "hexlint's own rendering"
-    for objdump in objdumps:
-        llvm = llvm_text(objdump, audit, function)
-        if llvm:
-            source = f"text from {Path(objdump).name}"
-            break
+def render_function(function: FunctionAudit, llvm: Mapping[int, str], source: str) -> str:
+    """One function's listing; `llvm` maps word addresses to LLVM's text ({}: hexlint's own rendering)."""
     cfg = function.cfg
     number = {loop.header: index + 1 for index, loop in enumerate(sorted(cfg.loops, key=lambda loop: loop.header))}
     latches = defaultdict(list)
@@ -157,12 +170,5 @@ def render_function(audit: LibraryAudit, function: FunctionAudit, objdumps: list
 
 
 def render_disassembly(audit: LibraryAudit, objdump_option: str | None = None) -> str:
-    objdumps = find_objdumps(objdump_option)
-    rendered = []
-    for function in audit.functions:
-        rendered.append(render_function(audit, function, objdumps))
-        if objdumps and "text from" in rendered[-1].splitlines()[0]:
-            # keep the objdump that worked first, so later functions do not retry the ones that failed
-            name = rendered[-1].splitlines()[0].rsplit("text from ", 1)[1].rstrip(")")
-            objdumps = sorted(objdumps, key=lambda path: Path(path).name != name)
-    return "\n".join(rendered)
+    llvm, source = llvm_listing(audit, find_objdumps(objdump_option))
+    return "\n".join(render_function(function, llvm, source) for function in audit.functions)

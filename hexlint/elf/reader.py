@@ -8,6 +8,7 @@ and in dwarf.py only; every error it raises becomes one `ElfError` whose text is
 
 from __future__ import annotations
 
+import functools
 import io
 from bisect import bisect_right
 from collections.abc import Mapping
@@ -77,10 +78,13 @@ class ElfImage:
     def cpu_name(self) -> str:
         return f"hexagonv{self.cpu:x}" if self.cpu else "hexagon"
 
+    @functools.cached_property
+    def _function_starts(self) -> list[int]:
+        return [function.address for function in self.functions]
+
     def function_at(self, address: int) -> FunctionSymbol | None:
         """The function whose extent holds `address` (innermost start wins)."""
-        starts = [function.address for function in self.functions]
-        index = bisect_right(starts, address) - 1
+        index = bisect_right(self._function_starts, address) - 1
         while index >= 0:
             candidate = self.functions[index]
             if candidate.address <= address < candidate.end:

@@ -16,6 +16,7 @@ dominate its source) are reported as loops too, flagged `irreducible`.
 
 from __future__ import annotations
 
+import functools
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -72,11 +73,19 @@ class FunctionCfg:
         block = self.block_at(address)
         if block is None:
             return None
-        index = bisect_right([packet.address for packet in self.packets], address) - 1
+        index = bisect_right(self._packet_addresses, address) - 1
         return self.innermost_loop(self.packets[index].address) if index >= 0 else None
 
+    @functools.cached_property
+    def _block_starts(self) -> list[int]:
+        return [block.start for block in self.blocks]
+
+    @functools.cached_property
+    def _packet_addresses(self) -> list[int]:
+        return [packet.address for packet in self.packets]
+
     def block_at(self, address: int) -> BasicBlock | None:
-        index = bisect_right([block.start for block in self.blocks], address) - 1
+        index = bisect_right(self._block_starts, address) - 1
         if index >= 0 and self.blocks[index].start <= address < self.blocks[index].end:
             return self.blocks[index]
         return None
