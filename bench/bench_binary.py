@@ -9,6 +9,7 @@ from our own code (the core's kernels compiled four times with growing unroll th
 with llvm-objcopy, linked into one .so; needs clang-22, ld.lld-22 and llvm-objcopy-22, skipped otherwise).
 
 For each library, the best of --repeat runs of:
+  decode     in process: decode_packets on every code section (part of the audit, shown to locate the cost)
   audit      in process: read the ELF, decode every packet, build every CFG and its loops, follow SP/FP-derived
              registers, count spills/promotions/divisions/HVX, run the five HX2xx checks
   command    end to end, a new process: `python -m hexlint --spills --promotions --division --strict LIB`
@@ -33,6 +34,7 @@ sys.path.insert(0, str(REPO))
 from hexlint.binary.audit import audit_image  # noqa: E402
 from hexlint.binary.run import binary_checks, rule_options  # noqa: E402
 from hexlint.elf import load_elf  # noqa: E402
+from hexlint.hexagon.decode import decode_packets  # noqa: E402
 
 CORE = REPO / "fixtures" / "htp-core"
 FLAGS = ["--target=hexagon-unknown-none-elf", "-mcpu=hexagonv73", "-mhvx", "-mhvx-length=128b", "-O3", "-fPIC"]
@@ -66,6 +68,12 @@ def _namespace():
     parser = _argparse.ArgumentParser()
     add_binary_arguments(parser)
     return parser.parse_args([])
+
+
+def decode_only(path: Path) -> None:
+    image = load_elf(path)
+    for section in image.code_sections:
+        decode_packets(section.data, section.address, image.cpu or 0x73)
 
 
 def run_objdump(objdump: str, path: Path, cpu: str) -> None:
@@ -115,13 +123,15 @@ def main() -> int:
                 if big is not None:
                     libraries.append(big)
         print(
-            f"{'library':<28} {'.text KB':>8} {'packets':>8} {'audit s':>8} {'command s':>9} {'objdump s':>9}"
+            f"{'library':<28} {'.text KB':>8} {'packets':>8} {'decode s':>8} {'audit s':>8} {'command s':>9}"
+            f" {'objdump s':>9}"
             f" {'objdump/audit':>13} {'objdump/command':>15}"
         )
         for library in libraries:
             image = load_elf(library)
             text_kb = sum(len(section.data) for section in image.code_sections) / 1024
             packets = sum(len(f.cfg.packets) for f in audit_image(image).functions)
+            decode_time = best_of(arguments.repeat, lambda library=library: decode_only(library))
             audit_time = best_of(arguments.repeat, lambda library=library: whole_audit(library))
             command_time = best_of(max(1, arguments.repeat // 2), lambda library=library: run_command(library))
             objdump_time = best_of(
@@ -129,7 +139,8 @@ def main() -> int:
                 lambda library=library, cpu=image.cpu_name: run_objdump(arguments.objdump, library, cpu),
             )
             print(
-                f"{library.name:<28} {text_kb:>8.1f} {packets:>8} {audit_time:>8.3f} {command_time:>9.3f}"
+                f"{library.name:<28} {text_kb:>8.1f} {packets:>8} {decode_time:>8.3f} {audit_time:>8.3f}"
+                f" {command_time:>9.3f}"
                 f" {objdump_time:>9.3f} {objdump_time / audit_time:>13.2f} {objdump_time / command_time:>15.2f}"
             )
     return 0

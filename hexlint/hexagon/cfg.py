@@ -61,8 +61,12 @@ class FunctionCfg:
     # packet address -> header of its innermost loop (absent: not in a loop)
     innermost_loop_by_packet: dict[int, int]
 
+    @functools.cached_property
+    def _loop_by_header(self) -> dict[int, Loop]:
+        return {loop.header: loop for loop in self.loops}
+
     def loop(self, header: int) -> Loop:
-        return next(loop for loop in self.loops if loop.header == header)
+        return self._loop_by_header[header]
 
     def innermost_loop(self, packet_address: int) -> Loop | None:
         header = self.innermost_loop_by_packet.get(packet_address)
@@ -224,6 +228,8 @@ def _add_endloop_edges(
                     endloop_edges[(last, start)] = stages_by_start.get(start, 0)
                     if start not in block_successors[i]:
                         block_successors[i].append(start)
+        if not (state[0] or state[1]):
+            continue  # nothing set up on the way here: nothing to propagate
         for successor in block_successors[i]:
             j = position[successor]
             old = reaching[j]
