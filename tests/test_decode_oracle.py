@@ -33,6 +33,28 @@ _HVX = re.compile(r"\b(?:v\d+|q[0-3]|vmem\w*|vtmp|vgather|vscatter|vhist|vwhist\
 _DOUBLE = re.compile(r"\b(?:df[\w.]+|convert_\w*df\w*)\(")
 _ADD_IMM = re.compile(r"^(?:if \([^)]*\) )?(r\d+) = add\((r\d+),#(-?0x[0-9a-f]+)\)$")
 _COPY = re.compile(r"^(?:if \([^)]*\) )?(r\d+) = (r\d+)$")
+_DEST = re.compile(r"^(?:if \([^)]*\) )?r(\d+)(?::(\d+))?(?:\.[hl])? *(?:[-+&|^]|<<|>>)?= ")
+
+
+def expected_scalar_writes(text: str) -> set[str] | None:
+    """The general registers LLVM's text says an instruction writes; None for calls (they clobber implicitly)."""
+    if re.search(r"callr?", text):
+        return None
+    written: set[str] = set()
+    for part in text.split(";"):
+        match = _DEST.match(part.strip())
+        if match:
+            written.add(f"r{match[1]}")
+            if match[2]:
+                written.add(f"r{match[2]}")
+    written.update(re.findall(r"\((r\d+)\+\+", text))  # post-increment
+    written.update(re.findall(r"\((r\d+)=#", text))  # absolute-set
+    raw_frame = re.search(r"allocframe\((r\d+),", text)
+    if "allocframe" in text and "deallocframe" not in text:
+        written.update((raw_frame[1] if raw_frame else "r29", "r30"))
+    if "deallocframe" in text or "dealloc_return" in text:
+        written.update(("r29",) if ":raw" in text else ("r29", "r30", "r31"))
+    return written
 
 
 @dataclass(frozen=True)
@@ -105,7 +127,7 @@ def _expected_memory(text: str) -> tuple[str, int | None, bool, bool] | None:
         return ("gp", _number(operand[4:]), is_store, False)
     if operand.startswith("#"):
         return ("abs", _number(operand.lstrip("#")), is_store, False)
-    base, _, offset = operand.partition("+")
+    base, _, offset = operand.split(",")[0].partition("+")  # memw_locked(r1,p0): the base is r1
     if offset.startswith("r"):
         return (base, None, is_store, False)
     return (base, _number(offset.lstrip("#")) * scale if offset else 0, is_store, False)
@@ -165,6 +187,9 @@ def compare_instruction(oracle: OracleInstruction, ours: Instruction) -> list[st
         problems.append(f"{where}: float_to_double {ours.float_to_double}")
     if bool(double and "convert_sf2df" not in text) != ours.double_arith:
         problems.append(f"{where}: double_arith {ours.double_arith}")
+    written = expected_scalar_writes(text)
+    if written is not None and written != {write.dest for write in ours.writes}:
+        problems.append(f"{where}: writes {sorted(w.dest for w in ours.writes)} != {sorted(written)}")
     add_imm = _ADD_IMM.match(text)
     if add_imm:
         expected_write = (add_imm[1], "add_imm", add_imm[2], _number(add_imm[3]))
