@@ -8,7 +8,6 @@ from typing import Any
 
 from hexlint.binary.audit import FunctionAudit, LibraryAudit
 from hexlint.core import Diagnostic, Related, Severity, Span
-from hexlint.registry import find_rule
 
 # `hvx_exp_f32.124`: the number of a local duplicate changes from build to build; identity must not.
 _LOCAL_SUFFIX = re.compile(r"\.\d+$")
@@ -48,6 +47,9 @@ def make_diagnostic(
     kind: str,
     related: tuple[Related, ...] = (),
 ) -> Diagnostic:
+    # imported here: hexlint.registry imports hexlint.checks, whose HX2xx modules import this module
+    from hexlint.registry import find_rule
+
     rule = find_rule(code)
     return Diagnostic(
         code=code,
