@@ -76,6 +76,7 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("memh(r2+r4<<#1) = r5", {"memory": ("r2", None, True, False, 2)}),
     ("if (p0) r1 = memw(r29+#12)", {"memory": ("r29", 12, False, False, 4), "conditional": True}),
     ("if (!p1) memd(r29+#16) = r3:2", {"memory": ("r29", 16, True, False, 8), "conditional": True}),
+    ("if (p2) memd(r30+#-8) = r1:0", {"index": 1, "memory": ("r30", -8, True, False, 8), "conditional": True}),
     ("r1 = memw(gp+#64)", {"memory": ("gp", 64, False, False, 4)}),
     ("memw(##0x4000) = r1", {"index": 1, "memory": ("abs", 0x4000, True, False, 4)}),
     ("memw(r29+#4) = #-1", {"memory": ("r29", 4, True, False, 4)}),

@@ -130,7 +130,8 @@ def _expected_memory(text: str) -> tuple[str, int | None, bool, bool] | None:
     base, _, offset = operand.split(",")[0].partition("+")  # memw_locked(r1,p0): the base is r1
     if offset.startswith("r"):
         return (base, None, is_store, False)
-    return (base, _number(offset.lstrip("#")) * scale if offset else 0, is_store, False)
+    value = _number(offset.lstrip("#")) * scale if offset else 0
+    return (base, value - (1 << 32) if value > 0x7FFFFFFF else value, is_store, False)  # address arithmetic wraps
 
 
 def compare_instruction(oracle: OracleInstruction, ours: Instruction) -> list[str]:
