@@ -31,7 +31,8 @@ _RECORD_KINDS = frozenset({"STRUCT_DECL", "UNION_DECL"})
 _TRANSPARENT_KINDS = frozenset({"UNEXPOSED_EXPR", "PAREN_EXPR"})
 _MAX_CALLER_DEPTH = 4
 # What follows or precedes an lvalue that is written: `= v`, `+= v`, `++`, and `&kp->f` handed to a setter.
-_SKIP_SUBSCRIPTS = re.compile(rb"^(?:\s*\[[^\]\n]*\])+")
+# Subscripts and sub-members between the field and the operator: `kp->ne[1] = v`, `kp->div.magic = v`.
+_SKIP_SUBSCRIPTS = re.compile(rb"^(?:\s*\[[^\]\n]*\]|\s*(?:\.|->)\s*\w+)+")
 _WRITE_AFTER = re.compile(rb"^\s*(?:=(?!=)|[-+*/%&|^]=|<<=|>>=|\+\+|--)")
 _WRITE_BEFORE = re.compile(rb"(?:(?<![&\w)\]])&|\+\+|--)\s*$")
 
@@ -249,7 +250,10 @@ class _Gatherer:
         host_writes: list[FieldAccess] = []
         kernel_reads: list[FieldAccess] = []
         if self.structs:
+            struct_names = [name.encode() for name in self.structs]
             for unit in self.project.units:
+                if not _mentions_any(unit, struct_names):
+                    continue  # a TU that never names a params struct cannot access one
                 accesses = self._accesses(unit)
                 if unit.role == "host":
                     for access in self._writes(unit, accesses) + self._initialiser_writes(unit):
@@ -423,13 +427,16 @@ class _Gatherer:
         return {name for path, offset, name in self._op_refs(unit) if low <= offset < high and path == where}
 
     def _op_refs(self, unit: UnitIndex) -> list[tuple[str, int, str]]:
+        """Op constants named in the unit's files, found in the bytes (comments blanked) rather than in every node."""
         refs = self.op_refs.get(unit.path)
         if refs is None:
             refs = []
-            for node in unit.nodes("DECL_REF_EXPR"):
-                name = node.spelling
-                if self.settings.op_pattern.search(name) and name not in self.settings.ignored_ops:
-                    refs.append((node.path, node.start_offset, name))
+            for path in _unit_paths(unit):
+                data = _COMMENT.sub(lambda match: b" " * len(match.group(0)), unit.source_bytes(path))
+                for match in _IDENTIFIER.finditer(data):
+                    name = match.group(0).decode("ascii", "replace")
+                    if self.settings.op_pattern.search(name) and name not in self.settings.ignored_ops:
+                        refs.append((path, match.start(), name))
             self.op_refs[unit.path] = refs
         return refs
 
@@ -544,6 +551,7 @@ def _first_call(statement: Node) -> str:
 
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
+_COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _MACRO_DEFINITION = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)((?:[^\n]*\\\r?\n)*[^\n]*)", re.MULTILINE)
 _GRAPH_CACHE: dict[int, tuple[weakref.ref[Project], dict[str, set[str]]]] = {}
 _MACRO_CACHE: dict[int, tuple[weakref.ref[Project], dict[bytes, bytes]]] = {}
@@ -563,10 +571,11 @@ def kernel_call_graph(project: Project) -> dict[str, set[str]]:
     defined = {name for unit in units for name in unit.functions}
     macros = macro_bodies(project)
     graph: dict[str, set[str]] = defaultdict(set)
+    memo: dict[bytes, set[str]] = {}
     for unit in units:
         for name, function in unit.functions.items():
             text = unit.source_bytes(function.path)[function.start_offset : function.end_offset]
-            for identifier in _identifiers_through_macros(text, macros):
+            for identifier in _identifiers_through_macros(text, macros, memo):
                 if identifier != name and identifier in defined:
                     graph[name].add(identifier)
     _GRAPH_CACHE.clear()
@@ -637,21 +646,33 @@ def case_groups(
             labels = set()  # no fall-through into the next case
 
 
-def _identifiers_through_macros(text: bytes, macros: Mapping[bytes, bytes], depth: int = 3) -> set[str]:
+def _identifiers_through_macros(text: bytes, macros: Mapping[bytes, bytes], memo: dict[bytes, set[str]]) -> set[str]:
+    """Identifiers of the text and of the macros it expands, transitively; macro results are memoized."""
     found: set[str] = set()
-    pending = [text]
-    expanded: set[bytes] = set()
-    for _level in range(depth + 1):
-        next_pending = []
-        for chunk in pending:
-            for match in _IDENTIFIER.finditer(chunk):
-                word = match.group(0)
-                found.add(word.decode("ascii", "replace"))
-                if word in macros and word not in expanded:
-                    expanded.add(word)
-                    next_pending.append(macros[word])
-        pending = next_pending
+    for word in set(_IDENTIFIER.findall(text)):
+        found.add(word.decode("ascii", "replace"))
+        if word in macros:
+            found |= _macro_identifiers(word, macros, memo)
     return found
+
+
+def _macro_identifiers(name: bytes, macros: Mapping[bytes, bytes], memo: dict[bytes, set[str]]) -> set[str]:
+    cached = memo.get(name)
+    if cached is None:
+        memo[name] = set()  # a macro that names itself expands once
+        cached = _identifiers_through_macros(macros[name], macros, memo)
+        memo[name] = cached
+    return cached
+
+
+def _mentions_any(unit: UnitIndex, names: list[bytes]) -> bool:
+    return any(name in unit.source_bytes(path) for path in _unit_paths(unit) for name in names)
+
+
+def _unit_paths(unit: UnitIndex) -> list[str]:
+    """The files a unit indexes: its main file and the project headers it owns (as clang spells them)."""
+    paths = {unit.path} | {function.path for function in unit.functions.values()}
+    return sorted(path for path in paths if path)
 
 
 def reachable(graph: Mapping[str, set[str]], start: str) -> set[str]:

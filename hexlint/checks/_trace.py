@@ -389,16 +389,17 @@ class BalanceWalker:
         return _capped(states)
 
     def _events_in(self, node: Node) -> list[TraceEvent]:
-        if not node.is_macro_expansion:
-            text = self.unit.source_bytes(node.path)[node.start_offset : node.end_offset]
-            if not any(name.encode() in text for name in self.names):
+        """The trace call a statement is: events are statements of their own (`(void)` casts looked through)."""
+        call = node
+        while call.kind in ("UNEXPOSED_EXPR", "CSTYLE_CAST_EXPR", "PAREN_EXPR"):
+            children = call.children()
+            if not children:
                 return []
-        events = []
-        for inner in node.walk():
-            if inner.kind == "CALL_EXPR" and inner.spelling in self.names:
-                kind = "start" if inner.spelling in self.settings.start_functions else "stop"
-                events.append(TraceEvent(kind, _event_name(inner, self.settings.event_argument), inner))
-        return events
+            call = children[-1]
+        if call.kind != "CALL_EXPR" or call.spelling not in self.names:
+            return []
+        kind = "start" if call.spelling in self.settings.start_functions else "stop"
+        return [TraceEvent(kind, _event_name(call, self.settings.event_argument), call)]
 
     def _apply(self, state: State, event: TraceEvent) -> State:
         if event.kind == "start":
