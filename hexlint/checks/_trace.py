@@ -383,9 +383,13 @@ class BalanceWalker:
         return _capped(after)
 
     def leaf(self, node: Node, states: set[State]) -> set[State]:
-        events = self._events_in(node)
-        for event in events:
-            states = {self._apply(state, event) for state in states}
+        for event in self._events_in(node):
+            # Path merging loses correlations (`if (on) start; ... if (on) stop;`): a stop that closes the event on
+            # some incoming path is not reported for the paths where it was never started.
+            report = event.kind == "stop" and not any(
+                opened.event == event.event for state in states for opened in state
+            )
+            states = {self._apply(state, event, report) for state in states}
         return _capped(states)
 
     def _events_in(self, node: Node) -> list[TraceEvent]:
@@ -401,12 +405,14 @@ class BalanceWalker:
         kind = "start" if call.spelling in self.settings.start_functions else "stop"
         return [TraceEvent(kind, _event_name(call, self.settings.event_argument), call)]
 
-    def _apply(self, state: State, event: TraceEvent) -> State:
+    def _apply(self, state: State, event: TraceEvent, report: bool) -> State:
         if event.kind == "start":
             return (*state, event)
         for index in range(len(state) - 1, -1, -1):
             if state[index].event == event.event:
                 return state[:index] + state[index + 1 :]
+        if not report:
+            return state
         key = ("stop", event.node.line, event.node.column)
         if state:
             self.findings.setdefault(key, Imbalance("mismatched", event, other=state[-1]))

@@ -1,0 +1,236 @@
+"""Focused tests of the trace facts behind HX106 (coverage) and HX107 (balance along every path)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from hexlint.c.index import Project, build_project
+from hexlint.c.parse import ParseSettings, classify, parse_unit
+from hexlint.checks import _trace, hx106_trace_missing, hx107_trace_unbalanced
+from hexlint.registry import find_rule
+
+PRELUDE = """
+#include <stdint.h>
+enum { HTP_TRACE_EVT_DMA = 0, HTP_TRACE_EVT_INIT = 2, HTP_TRACE_EVT_HVX_COMP = 20 };
+struct htp_thread_trace;
+void htp_trace_event_start(struct htp_thread_trace * tr, uint16_t id, uint16_t info);
+void htp_trace_event_stop(struct htp_thread_trace * tr, uint16_t id, uint16_t info);
+typedef void (*worker_callback_t)(unsigned int n, unsigned int i, void * data);
+void worker_pool_run_func(void * pool, worker_callback_t func, void * data, unsigned int n);
+"""
+
+
+def kernel_project(tmp_path: Path, body: str) -> Project:
+    path = tmp_path / "htp" / "k.c"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(PRELUDE + textwrap.dedent(body))
+    unit = parse_unit(str(path), classify(str(path)), ParseSettings())
+    assert not unit.diagnostics, [diagnostic.message for diagnostic in unit.diagnostics]
+    return build_project([unit], [str(path)])
+
+
+def line_of(tmp_path: Path, needle: str) -> int:
+    lines = (tmp_path / "htp" / "k.c").read_text().splitlines()
+    return next(number for number, line in enumerate(lines, 1) if needle in line)
+
+
+def unbalanced(project: Project, options: dict | None = None) -> list[tuple[int, str]]:
+    findings = hx107_trace_unbalanced.check(project, find_rule("HX107").options if options is None else options)
+    return sorted((finding.span.line, finding.message.split(" ")[0]) for finding in findings)
+
+
+def test_goto_ends_a_path_without_a_verdict_and_do_while_runs_its_body(tmp_path: Path) -> None:
+    project = kernel_project(
+        tmp_path,
+        """
+        int with_goto(struct htp_thread_trace * tr, int bad) {
+            htp_trace_event_start(tr, HTP_TRACE_EVT_INIT, 0);
+            if (bad) {
+                goto out;
+            }
+            htp_trace_event_stop(tr, HTP_TRACE_EVT_INIT, 0);
+            return 0;
+        out:
+            return -1;
+        }
+        void with_do(struct htp_thread_trace * tr, int n) {
+            do {
+                htp_trace_event_start(tr, HTP_TRACE_EVT_HVX_COMP, 0);
+                n--;
+                htp_trace_event_stop(tr, HTP_TRACE_EVT_HVX_COMP, 0);
+            } while (n > 0);
+        }
+        """,
+    )
+    assert unbalanced(project) == []
+
+
+def test_switch_fall_through_and_a_missing_default_are_paths(tmp_path: Path) -> None:
+    project = kernel_project(
+        tmp_path,
+        """
+        void by_mode(struct htp_thread_trace * tr, int mode) {
+            htp_trace_event_start(tr, HTP_TRACE_EVT_HVX_COMP, 0);
+            switch (mode) {
+                case 0:
+                    htp_trace_event_stop(tr, HTP_TRACE_EVT_HVX_COMP, 0);
+                    break;
+                case 1:
+                    htp_trace_event_stop(tr, HTP_TRACE_EVT_HVX_COMP, 0);
+                    return;
+            }
+        }
+        """,
+    )
+    # Without a default, the path that skips every case leaves the event open.
+    assert unbalanced(project) == [(line_of(tmp_path, "htp_trace_event_start(tr, HTP_TRACE_EVT_HVX"), "Trace")]
+
+
+def test_a_stop_that_some_path_matches_is_not_reported_as_unopened(tmp_path: Path) -> None:
+    project = kernel_project(
+        tmp_path,
+        """
+        void conditional(struct htp_thread_trace * tr, int on) {
+            if (on) {
+                htp_trace_event_start(tr, HTP_TRACE_EVT_HVX_COMP, 0);
+            }
+            htp_trace_event_stop(tr, HTP_TRACE_EVT_HVX_COMP, 0);
+        }
+        """,
+    )
+    assert unbalanced(project) == []
+
+
+def test_split_pairs_are_configuration(tmp_path: Path) -> None:
+    project = kernel_project(
+        tmp_path,
+        """
+        void ring_push(struct htp_thread_trace * tr) { htp_trace_event_start(tr, HTP_TRACE_EVT_DMA, 0); }
+        void ring_pop(struct htp_thread_trace * tr) { htp_trace_event_stop(tr, HTP_TRACE_EVT_DMA, 0); }
+        """,
+    )
+    options = dict(find_rule("HX107").options)
+    assert len(unbalanced(project, options)) == 2
+    options["split_pairs"] = [{"start": "ring_push", "stop": "ring_pop", "event": "HTP_TRACE_EVT_DMA"}]
+    assert unbalanced(project, options) == []
+    options["split_pairs"] = [{"start": "ring_push", "stop": "ring_pop", "event": "HTP_TRACE_EVT_HVX_*"}]
+    assert len(unbalanced(project, options)) == 2
+
+
+def test_trace_function_names_are_configuration(tmp_path: Path) -> None:
+    project = kernel_project(
+        tmp_path,
+        """
+        void my_begin(int id);
+        void my_end(int id);
+        void work(int n) {
+            my_begin(7);
+            if (n < 0) {
+                return;
+            }
+            my_end(7);
+        }
+        """,
+    )
+    assert unbalanced(project) == []
+    options = {"start_functions": ["my_begin"], "stop_functions": ["my_end"], "event_argument": 0}
+    findings = list(hx107_trace_unbalanced.check(project, options))
+    assert [finding.span.line for finding in findings] == [line_of(tmp_path, "my_begin(7)")]
+    assert "the return at line" in findings[0].message
+    assert findings[0].related[0].span.line == line_of(tmp_path, "return;")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (b"f(a, g(b, c), d[1, 2]);", ["a", "g(b, c)", "d[1, 2]"]),
+        (b"f();", [""]),
+        (b"f(x, (y));", ["x", "(y)"]),
+    ],
+)
+def test_split_arguments_keeps_nested_commas(text: bytes, expected: list[str]) -> None:
+    assert _trace._split_arguments(text, text.index(b"(") + 1) == expected
+
+
+def coverage(project: Project, options: dict | None = None) -> list[str]:
+    findings = hx106_trace_missing.check(project, find_rule("HX106").options if options is None else options)
+    return sorted(finding.message.split("`")[1] for finding in findings)
+
+
+def test_workers_are_found_through_parameters_and_assignments(tmp_path: Path) -> None:
+    project = kernel_project(
+        tmp_path,
+        """
+        static void plain(unsigned int n, unsigned int i, void * data) { (void) n; (void) i; (void) data; }
+        static void picked(unsigned int n, unsigned int i, void * data) { (void) n; (void) i; (void) data; }
+        static void passed(unsigned int n, unsigned int i, void * data) { (void) n; (void) i; (void) data; }
+        static void run(void * pool, worker_callback_t job) { worker_pool_run_func(pool, job, 0, 2); }
+        int op_a(void * pool, int k) {
+            worker_callback_t func = plain;
+            if (k) {
+                func = picked;
+            }
+            worker_pool_run_func(pool, func, 0, 2);
+            run(pool, passed);
+            return 0;
+        }
+        """,
+    )
+    assert coverage(project) == ["passed", "picked", "plain"]
+
+
+def test_compute_events_are_configuration(tmp_path: Path) -> None:
+    project = kernel_project(
+        tmp_path,
+        """
+        static void copy(unsigned int n, unsigned int i, void * data) {
+            htp_trace_event_start((struct htp_thread_trace *) data, HTP_TRACE_EVT_DMA, (uint16_t) i);
+            htp_trace_event_stop((struct htp_thread_trace *) data, HTP_TRACE_EVT_DMA, (uint16_t) (i + n));
+        }
+        int op_copy(void * pool) {
+            worker_pool_run_func(pool, copy, 0, 2);
+            return 0;
+        }
+        """,
+    )
+    assert coverage(project) == ["copy"]
+    options = dict(find_rule("HX106").options)
+    options["compute_events"] = ["HTP_TRACE_EVT_*"]
+    assert coverage(project, options) == []
+
+
+def test_an_inner_dispatch_target_is_not_an_entry_point(tmp_path: Path) -> None:
+    project = kernel_project(
+        tmp_path,
+        """
+        enum { HTP_OP_ADD, HTP_OP_MUL };
+        static void vec_add(float * d) { d[0] += 1.0f; }
+        int op_binary(struct htp_thread_trace * tr, float * d, int op) {
+            htp_trace_event_start(tr, HTP_TRACE_EVT_HVX_COMP, 0);
+            switch (op) {
+                case HTP_OP_ADD:
+                    vec_add(d);
+                    break;
+                default:
+                    break;
+            }
+            htp_trace_event_stop(tr, HTP_TRACE_EVT_HVX_COMP, 0);
+            return 0;
+        }
+        int execute(struct htp_thread_trace * tr, float * d, int op) {
+            switch (op) {
+                case HTP_OP_ADD:
+                case HTP_OP_MUL:
+                    return op_binary(tr, d, op);
+                default:
+                    return -1;
+            }
+        }
+        """,
+    )
+    entries = _trace.entry_points(project, _trace.settings_from(find_rule("HX106").options), _trace.KernelText(project))
+    assert [(entry.name, sorted(entry.ops)) for entry in entries] == [("op_binary", ["HTP_OP_ADD", "HTP_OP_MUL"])]
+    assert coverage(project) == []
