@@ -158,3 +158,22 @@ def test_scalar_and_vector_spills_are_told_apart():
         hardware_loop([packet(0x200, store(0x200, "r30", -8, "r1", vector=False), store(0x204, "r29", 384))])
     )
     assert function.inloop_scalar_spills == 1 and function.inloop_vector_spills == 1
+
+
+def test_hx202_counts_innermost_loops_by_default_and_every_loop_with_scope_all():
+    from hexlint.binary.audit import LibraryAudit
+    from hexlint.checks import hx202_scalar_spill_in_loop
+
+    packets = [
+        nop(0x100),
+        packet(0x104, store(0x104, "r29", 0, "r3", vector=False), loop_setup(0x108, 0x10C)),  # outer loop only
+        packet(0x10C, insn(0x10C), endloop=frozenset({0})),  # inner hardware loop: no spill
+        packet(0x110, load(0x110, "r29", 0, "r3", vector=False), jump(0x114, 0x104, conditional=True)),
+        packet(0x118, ret(0x118)),
+    ]
+    function = audit(packets)
+    library = LibraryAudit(path="lib.so", cpu=0x73, image=None, functions=(function,))
+    assert list(hx202_scalar_spill_in_loop.check(library, {"max_inloop_scalar_spills": 0})) == []
+    (finding,) = hx202_scalar_spill_in_loop.check(library, {"max_inloop_scalar_spills": 0, "scope": "all"})
+    assert finding.code == "HX202" and finding.span.address == 0x104
+    assert list(hx202_scalar_spill_in_loop.check(library, {"max_inloop_scalar_spills": -1, "scope": "all"})) == []

@@ -6,25 +6,36 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from hexlint.binary.audit import LibraryAudit
+from hexlint.binary.audit import FunctionAudit, LibraryAudit, StackAccess
 from hexlint.binary.findings import loop_related, make_diagnostic, option_int, plural
 from hexlint.core import Diagnostic
 
 CODE = "HX202"
 
 
+def counted_spills(function: FunctionAudit, scope: str) -> list[StackAccess]:
+    """In-loop scalar spill accesses; with scope "innermost" only those in loops that hold no other loop."""
+    spills = list(function.spills(vector=False, in_loop=True))
+    if scope == "all":
+        return spills
+    outer = {loop.parent for loop in function.loops if loop.parent is not None}
+    return [access for access in spills if access.loop not in outer]
+
+
 def check(audit: LibraryAudit, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
-    threshold = option_int(options, "max_inloop_scalar_spills", -1)
+    threshold = option_int(options, "max_inloop_scalar_spills", 0)
     if threshold < 0:
-        return  # opt-in: scalar spills in outer loops around DMA waits are normal
+        return  # -1 turns the rule off
+    scope = str(options.get("scope", "innermost"))
     for function in audit.functions:
-        spills = function.spills(vector=False, in_loop=True)
+        spills = counted_spills(function, scope)
         if len(spills) <= threshold:
             continue
         stores = sum(1 for access in spills if access.is_store)
         per_loop = Counter(access.loop for access in spills)
+        where = "inside innermost loops" if scope != "all" else "inside loops"
         message = (
-            f"`{function.name}` spills scalar registers inside loops: {plural(stores, 'store')}, "
+            f"`{function.name}` spills scalar registers {where}: {plural(stores, 'store')}, "
             f"{plural(len(spills) - stores, 'reload')} (allowed {threshold}); hoist loop-invariant values, "
             "precompute them on the host (kernel_params) or split the loop to lower register pressure"
         )
