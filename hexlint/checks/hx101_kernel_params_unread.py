@@ -29,14 +29,15 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
     reads_by_struct: dict[str, list[FieldAccess]] = defaultdict(list)
     for read in facts.kernel_reads:
         reads_by_struct[read.struct].append(read)
-    for group in first_per_function(facts.host_writes):
-        write = group[0]
-        reads = reads_by_struct.get(write.struct)
-        if not reads or not _kernel_present(write, facts):
-            continue  # the kernels of this struct (or of these ops) are not part of the run
-        if any(path_covers(read.path, write.path) and ops_overlap(write.ops, read.ops) for read in reads):
-            continue
-        yield _finding(write, group, reads, facts)
+    unread = [write for write in facts.host_writes if _unread(write, reads_by_struct.get(write.struct, []), facts)]
+    for group in first_per_function(unread):
+        yield _finding(group[0], group, reads_by_struct[group[0].struct], facts)
+
+
+def _unread(write: FieldAccess, reads: list[FieldAccess], facts: KernelParamsFacts) -> bool:
+    if not reads or not _kernel_present(write, facts):
+        return False  # the kernels of this struct (or of these ops) are not part of the run
+    return not any(path_covers(read.path, write.path) and ops_overlap(write.ops, read.ops) for read in reads)
 
 
 def _kernel_present(write: FieldAccess, facts: KernelParamsFacts) -> bool:
@@ -55,7 +56,7 @@ def _finding(
         f"use it in the kernel or stop computing it on the host."
     )
     related = [Related(field.span, f"`{write.path}` is declared here") for field in _declaration(write, facts)]
-    related += [Related(other.span, "also written here") for other in group[1:4]]
+    related += [Related(other.span, "also written here, also unread") for other in group[1:4]]
     related += [Related(read.span, f"read here for {describe_ops(read.ops)}") for read in other_reads[:1]]
     return make_diagnostic(CODE, NAME, message, write, tuple(related))
 
