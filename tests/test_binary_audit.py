@@ -200,3 +200,20 @@ def test_function_filter_audits_only_matching_functions(tmp_path):
     library = build_library(tmp_path, PROGRAM)
     audit = audit_image(load_elf(library), function_filter=lambda name: name.startswith("call_"))
     assert [function.name for function in audit.functions] == ["call_in_loop"]
+
+
+def test_decoding_only_the_filtered_functions_gives_the_same_facts():
+    from pathlib import Path
+
+    library = Path(__file__).resolve().parent.parent / "fixtures" / "htp-core" / "lib" / "libhtp-core-v73.so"
+    image = load_elf(library)
+    whole = audit_image(image)
+    wanted = {function.name for function in whole.functions[::3]}
+    filtered = audit_image(image, function_filter=lambda name: name in wanted)
+    assert {function.name for function in filtered.functions} == wanted
+    for function in filtered.functions:
+        reference = whole.function(function.name)
+        assert function.stack_accesses == reference.stack_accesses
+        assert function.calls == reference.calls
+        assert function.loops == reference.loops
+        assert function.hvx_instructions == reference.hvx_instructions

@@ -245,18 +245,28 @@ def _audit_image(
 ) -> LibraryAudit:
     if decode is None:
         from hexlint.hexagon.decode import decode_packets as decode
-    packets: list[Packet] = []
-    for section in image.code_sections:
-        packets.extend(decode(section.data, section.address, image.cpu or 0x73))
-    packets.sort(key=lambda packet: packet.address)
-    addresses = [packet.address for packet in packets]
+    cpu = image.cpu or 0x73
+    symbols = [s for s in _unique_functions(image.functions) if function_filter is None or function_filter(s.name)]
     functions = []
-    for symbol in _unique_functions(image.functions):
-        if function_filter is not None and not function_filter(symbol.name):
-            continue
-        low = _bisect_left(addresses, symbol.address)
-        high = _bisect_left(addresses, symbol.end)
-        functions.append(audit_function(symbol, packets[low:high], image, settings))
+    if function_filter is not None:
+        # A few functions asked for (--func, --disasm): decode only their bytes; functions start on packet boundaries.
+        for symbol in symbols:
+            section = image.section_at(symbol.address)
+            if section is None:
+                continue
+            offset = symbol.address - section.address
+            code = section.data[offset : offset + symbol.size]
+            functions.append(audit_function(symbol, decode(code, symbol.address, cpu), image, settings))
+    else:
+        packets: list[Packet] = []
+        for section in image.code_sections:
+            packets.extend(decode(section.data, section.address, cpu))
+        packets.sort(key=lambda packet: packet.address)
+        addresses = [packet.address for packet in packets]
+        for symbol in symbols:
+            low = _bisect_left(addresses, symbol.address)
+            high = _bisect_left(addresses, symbol.end)
+            functions.append(audit_function(symbol, packets[low:high], image, settings))
     debug = DebugInfo(image)
     notes = []
     if not image.has_symbols:
