@@ -7,6 +7,7 @@ Regenerate with: PYTHONPATH=. python tests/test_decode.py
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -19,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hexlint.hexagon import decode as decode_module
 from hexlint.hexagon.decode import Instruction, MemoryAccess, RegisterWrite, decode_packets
 
 CASES_FILE = Path(__file__).resolve().parent / "data" / "decoder" / "mc_cases.json"
@@ -289,6 +291,32 @@ def test_undecodable_words_keep_their_class_and_a_word_rendering() -> None:
     reserved_duplex = 0b111 << 29 | 1 << 13  # duplex ICLASS 0xF is reserved
     instruction = decode_packets(_words(reserved_duplex), 0)[0].instructions[0]
     assert instruction.iclass == "UNKNOWN" and instruction.text.startswith(".word 0x")
+
+
+def test_fast_constructors_build_the_same_frozen_dataclasses() -> None:
+    """The decoder builds its objects by installing __dict__; they must be indistinguishable from the dataclasses'."""
+    memory = decode_module._memory("r29", 8, True, False, 4, register="r2")
+    assert memory == MemoryAccess("r29", 8, True, False, 4, register="r2")
+    instruction = decode_module._instruction(4, 0x1234, "ST", "memw", "memw(r29+#8) = r2", memory=memory)
+    expected = Instruction(4, 0x1234, "ST", "memw", "memw(r29+#8) = r2", memory=memory)
+    assert instruction == expected and hash(instruction) == hash(expected) and repr(instruction) == repr(expected)
+    for field in dataclasses.fields(Instruction):
+        assert getattr(instruction, field.name) == getattr(expected, field.name)
+        if field.default is not dataclasses.MISSING:  # defaults must stay plain class attributes
+            assert getattr(Instruction, field.name) == field.default
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        instruction.text = "changed"  # type: ignore[misc]
+    assert dataclasses.replace(instruction, address=8).address == 8
+    write = decode_module._write("r2", "add_imm", "r29", 16)
+    assert write == RegisterWrite("r2", "add_imm", "r29", 16)
+
+
+def test_decoded_instructions_equal_their_copies_from_the_word_cache() -> None:
+    # the same word twice: the second comes from the per-call template cache with its own address
+    word = 0x919DC042  # r2 = memw(r29+#8)
+    first, second = (p.instructions[0] for p in decode_packets(_words(word, word), 0x100))
+    assert (first.address, second.address) == (0x100, 0x104)
+    assert dataclasses.replace(first, address=0x104) == second
 
 
 @settings(max_examples=400, deadline=None)

@@ -9,6 +9,7 @@ llvm-objdump-22 by tests/test_decode_oracle.py. Dispatch is on the 4-bit ICLASS,
 
 from __future__ import annotations
 
+import gc
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -74,52 +75,23 @@ class Packet:
 
 # ---------------------------------------------------------------------------------------------------------------------
 # fast construction: a frozen dataclass __init__ pays one object.__setattr__ per field, which made object creation
-# most of the decoding time; these build the very same frozen objects by installing their __dict__ in one step
-# (tests/test_decode.py checks they produce exactly the dataclasses' fields and defaults).
+# most of the decoding time. These build the very same frozen objects by installing an instance __dict__ that holds
+# the required fields and only the optional ones that differ from their defaults: a dataclass keeps each plain
+# default as a class attribute, so attribute access, ==, hash and repr see every field (tests/test_decode.py checks).
 
 _new = object.__new__
 _set = object.__setattr__
 
 
-def _instruction(
-    address: int,
-    word: int,
-    iclass: str,
-    mnemonic: str,
-    text: str,
-    is_duplex_half: bool = False,
-    branch: str | None = None,
-    target: int | None = None,
-    conditional: bool = False,
-    loop_setup: LoopSetup | None = None,
-    memory: MemoryAccess | None = None,
-    writes: tuple[RegisterWrite, ...] = (),
-    float_to_double: bool = False,
-    double_arith: bool = False,
-    is_hvx: bool = False,
-) -> Instruction:
+def _instruction(address: int, word: int, iclass: str, mnemonic: str, text: str, **optional: object) -> Instruction:
+    """Instruction(...) with the same arguments (optional fields by keyword only)."""
+    optional["address"] = address
+    optional["word"] = word
+    optional["iclass"] = iclass
+    optional["mnemonic"] = mnemonic
+    optional["text"] = text
     instance = _new(Instruction)
-    _set(
-        instance,
-        "__dict__",
-        {
-            "address": address,
-            "word": word,
-            "iclass": iclass,
-            "mnemonic": mnemonic,
-            "text": text,
-            "is_duplex_half": is_duplex_half,
-            "branch": branch,
-            "target": target,
-            "conditional": conditional,
-            "loop_setup": loop_setup,
-            "memory": memory,
-            "writes": writes,
-            "float_to_double": float_to_double,
-            "double_arith": double_arith,
-            "is_hvx": is_hvx,
-        },
-    )
+    _set(instance, "__dict__", optional)
     return instance
 
 
@@ -172,6 +144,10 @@ _V = tuple(f"v{n}" for n in range(32))
 # sub-instructions name 16 registers with 4 bits, and 8 pairs with 3 bits
 _SUB_R = (0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23)
 _SUB_PAIR = (0, 2, 4, 6, 16, 18, 20, 22)
+# writes are immutable: one shared object per register instead of one per decoded instruction
+_OTHER_WRITE = tuple((_write(_R[n], "other"),) for n in range(32))
+_OTHER_PAIR_WRITE = tuple((_write(_R[n | 1], "other"), _write(_R[n & ~1], "other")) for n in range(32))
+_OTHER_WRITES_BY_NAME = {**dict(zip(_R, _OTHER_WRITE, strict=True)), **dict(zip(_PAIR, _OTHER_PAIR_WRITE, strict=True))}
 _NO_ENDLOOP: frozenset[int] = frozenset()
 _ENDLOOPS = (frozenset({0}), frozenset({1}), frozenset({0, 1}))
 
@@ -238,10 +214,8 @@ _MEMOPS_IMM = ("+=", "-=", "= clrbit", "= setbit")
 
 
 def _writes_other(dest: str) -> tuple[RegisterWrite, ...]:
-    if ":" in dest:
-        high, low = dest[1:].split(":")
-        return (_write(f"r{high}", "other"), _write(f"r{low}", "other"))
-    return (_write(dest, "other"),)
+    """("r5" or "r5:4") -> the shared, immutable "other" writes of those registers."""
+    return _OTHER_WRITES_BY_NAME[dest]
 
 
 def _post_write(base: str, inc: int | None) -> RegisterWrite:
@@ -788,8 +762,6 @@ _DEST_EXCEPTIONS: dict[tuple[int, int], str] = {
     (0xE, 87): "-A-A-A-AAAAAAAAA",
 }
 _FIELD_SHIFT = {"a": 0, "b": 8, "c": 16}
-_OTHER_WRITE = tuple((_write(_R[n], "other"),) for n in range(32))
-_OTHER_PAIR_WRITE = tuple((_write(_R[n | 1], "other"), _write(_R[n & ~1], "other")) for n in range(32))
 
 
 def _generic_writes(word: int) -> tuple[RegisterWrite, ...]:
@@ -1253,69 +1225,71 @@ def decode_packets(code: bytes, base_address: int, cpu: int = 0x73) -> list[Pack
     if not count:
         return []
     words = struct.unpack_from(f"<{count}I", code)
-    # a packet ends at parse bits 11 or 00 (duplex), i.e. where bits 15 and 14 are equal; never after four words
+    # tens of thousands of small immutable objects: the cyclic GC would rescan them again and again for nothing
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _decode_words(words, base_address)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _decode_words(words: tuple[int, ...], base_address: int) -> list[Packet]:
+    """Packets end at parse bits 11 or 00 (duplex), i.e. where bits 15 and 14 are equal, and never after four words.
+    Code repeats itself: a word decoded once (with the same extender) is copied from `templates` with its new address,
+    unless it is PC-relative."""
+    count = len(words)
     ends = [index for index, word in enumerate(words) if not (word ^ (word >> 1)) & 0x4000]
     if not ends or ends[-1] != count - 1:
         ends.append(count - 1)
     packets: list[Packet] = []
     append_packet = packets.append
-    decode_packet = _decode_packet
+    decoders = _DECODERS
+    new, set_attributes, make_packet, instruction_class = _new, _set, _packet, Instruction
     templates: dict[int | tuple[int, int], tuple[dict[str, object], ...]] = {}
     start = 0
     for end in ends:
-        while end - start >= 4:
-            append_packet(decode_packet(words, start, start + 4, base_address, templates))
-            start += 4
-        append_packet(decode_packet(words, start, end + 1, base_address, templates))
-        start = end + 1
+        while start <= end:
+            stop = min(end + 1, start + 4)
+            packet_address = base_address + 4 * start
+            instructions: list[Instruction] = []
+            ext: int | None = None
+            address = packet_address
+            for index in range(start, stop):
+                word = words[index]
+                key = word if ext is None else (word, ext)
+                cached = templates.get(key)
+                if cached is not None:
+                    for template in cached:
+                        instruction = new(instruction_class)
+                        attributes = template.copy()
+                        attributes["address"] = address
+                        set_attributes(instruction, "__dict__", attributes)
+                        instructions.append(instruction)
+                elif word & 0xC000:
+                    try:
+                        instruction = decoders[word >> 28](word, address, packet_address, ext)
+                    except Exception:  # a decoder bug must never take the audit down: the word becomes UNKNOWN
+                        instruction = _unknown(word, address, "UNKNOWN")
+                    instructions.append(instruction)
+                    if instruction.target is None and instruction.loop_setup is None:
+                        templates[key] = (instruction.__dict__,)
+                else:
+                    try:
+                        halves = _decode_duplex(word, address, ext)
+                    except Exception:  # as above
+                        halves = (_unknown(word, address, "UNKNOWN"),)
+                    instructions.extend(halves)
+                    templates[key] = tuple(half.__dict__ for half in halves)
+                ext = ((word >> 16 & 0xFFF) << 14 | (word & 0x3FFF)) << 6 if word < 0x10000000 else None
+                address += 4
+            endloop = _NO_ENDLOOP
+            if stop - start > 1:
+                first = words[start] & 0xC000 == 0x8000
+                second = stop - start > 2 and words[start + 1] & 0xC000 == 0x8000
+                if first or second:
+                    endloop = _ENDLOOPS[first + 2 * second - 1]
+            append_packet(make_packet(packet_address, 4 * (stop - start), tuple(instructions), endloop))
+            start = stop
     return packets
-
-
-def _decode_packet(
-    words: tuple[int, ...],
-    start: int,
-    stop: int,
-    base_address: int,
-    templates: dict[int | tuple[int, int], tuple[dict[str, object], ...]],
-) -> Packet:
-    """Words [start, stop) as one packet. Code repeats itself: a word decoded once (with the same extender) is copied
-    from `templates` with its new address, unless it is PC-relative."""
-    packet_address = base_address + 4 * start
-    instructions: list[Instruction] = []
-    ext: int | None = None
-    address = packet_address
-    for index in range(start, stop):
-        word = words[index]
-        key = word if ext is None else (word, ext)
-        cached = templates.get(key)
-        if cached is not None:
-            for template in cached:
-                instruction = _new(Instruction)
-                attributes = template.copy()
-                attributes["address"] = address
-                _set(instruction, "__dict__", attributes)
-                instructions.append(instruction)
-        elif word & 0xC000:
-            try:
-                instruction = _DECODERS[word >> 28](word, address, packet_address, ext)
-            except Exception:  # a decoder bug must never take the whole audit down: the word becomes UNKNOWN
-                instruction = _unknown(word, address, "UNKNOWN")
-            instructions.append(instruction)
-            if instruction.target is None and instruction.loop_setup is None:
-                templates[key] = (instruction.__dict__,)
-        else:
-            try:
-                halves = _decode_duplex(word, address, ext)
-            except Exception:  # as above
-                halves = (_unknown(word, address, "UNKNOWN"),)
-            instructions.extend(halves)
-            templates[key] = tuple(half.__dict__ for half in halves)
-        ext = ((word >> 16 & 0xFFF) << 14 | (word & 0x3FFF)) << 6 if word < 0x10000000 else None
-        address += 4
-    endloop = _NO_ENDLOOP
-    if stop - start > 1:
-        first = words[start] & 0xC000 == 0x8000
-        second = stop - start > 2 and words[start + 1] & 0xC000 == 0x8000
-        if first or second:
-            endloop = _ENDLOOPS[first + 2 * second - 1]
-    return _packet(packet_address, 4 * (stop - start), tuple(instructions), endloop)
