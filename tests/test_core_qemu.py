@@ -339,7 +339,9 @@ HTP_MAX_NTHREADS = 8
 
 EXPECTED_SUPPORT = {
     "softmax": True,
-    "softmax_mask": False,
+    "softmax_mask": True,
+    "softmax_mask_f16": False,
+    "softmax_mask_short": False,
     "softmax_alibi": False,
     "rms_norm": True,
     "rms_norm_eps0": False,
@@ -452,6 +454,7 @@ FLOAT_CASES = {
     "rms_norm_f32_mdev2",
     "softmax_f32",
     "softmax_f32_tail4",
+    "softmax_f32_mask",
 }
 
 
@@ -554,3 +557,17 @@ def test_softmax(emu_run: tuple[dict[str, Case], str, str], name: str, scale: fl
     got = case.tensors["dst"].rows("<f4")
     close_enough(got, e / e.sum(axis=1, keepdims=True))
     np.testing.assert_allclose(got.sum(axis=1), 1.0, rtol=1e-5)
+
+
+def test_softmax_with_optional_mask(emu_run: tuple[dict[str, Case], str, str]) -> None:
+    """The mask row is the dim-1 index of the row, shared by every (i2, i3); -inf entries get probability 0."""
+    case = emu_run[0]["softmax_f32_mask"]
+    src, mask = case.tensors["src0"], case.tensors["src1"]
+    x = src.rows("<f4").astype(np.float64) * 0.25
+    mask_rows = mask.rows("<f4").astype(np.float64)
+    v = x + mask_rows[[r % src.ne[1] for r in range(src.nrows)]]
+    assert np.isneginf(v).any() and src.ne[2] > 1
+    e = np.exp(v - v.max(axis=1, keepdims=True))
+    got = case.tensors["dst"].rows("<f4")
+    close_enough(got, e / e.sum(axis=1, keepdims=True))
+    assert (got[np.isneginf(v)] < 1e-30).all()
