@@ -234,6 +234,7 @@ def audit_image(
         return _audit_image(image, settings or AuditSettings(), function_filter, decode)
     finally:
         if was_enabled:
+            gc.freeze()  # the audit's objects hold no cycles: keep later collections from rescanning all of them
             gc.enable()
 
 
