@@ -129,12 +129,6 @@ def _write(dest: str, op: str, source: str | None = None, immediate: int | None 
     return instance
 
 
-def _packet(address: int, size: int, instructions: tuple[Instruction, ...], endloop: frozenset[int]) -> Packet:
-    instance = _new(Packet)
-    _set(instance, "__dict__", {"address": address, "size": size, "instructions": instructions, "endloop": endloop})
-    return instance
-
-
 # ---------------------------------------------------------------------------------------------------------------------
 # small helpers
 
@@ -1246,12 +1240,12 @@ def _decode_words(words: tuple[int, ...], base_address: int) -> list[Packet]:
     packets: list[Packet] = []
     append_packet = packets.append
     decoders = _DECODERS
-    new, set_attributes, make_packet, instruction_class = _new, _set, _packet, Instruction
+    new, set_attributes, instruction_class, packet_class = _new, _set, Instruction, Packet
     templates: dict[int | tuple[int, int], tuple[dict[str, object], ...]] = {}
     start = 0
     for end in ends:
         while start <= end:
-            stop = min(end + 1, start + 4)
+            stop = end + 1 if end - start < 4 else start + 4
             packet_address = base_address + 4 * start
             instructions: list[Instruction] = []
             ext: int | None = None
@@ -1290,6 +1284,17 @@ def _decode_words(words: tuple[int, ...], base_address: int) -> list[Packet]:
                 second = stop - start > 2 and words[start + 1] & 0xC000 == 0x8000
                 if first or second:
                     endloop = _ENDLOOPS[first + 2 * second - 1]
-            append_packet(make_packet(packet_address, 4 * (stop - start), tuple(instructions), endloop))
+            packet = new(packet_class)
+            set_attributes(
+                packet,
+                "__dict__",
+                {
+                    "address": packet_address,
+                    "size": 4 * (stop - start),
+                    "instructions": tuple(instructions),
+                    "endloop": endloop,
+                },
+            )
+            append_packet(packet)
             start = stop
     return packets
