@@ -8,7 +8,7 @@ Without arguments it times the largest library among fixtures/htp-core/lib, fixt
 Per library, each the best of --repeat interleaved runs, in wall-clock and in CPU time (CPU time is what to trust on a
 loaded machine: the process's own for hexlint, the child's user+system time for llvm-objdump):
   decode     decode_packets() over the whole .text (bytes already in memory)
-  read+dec   reading .text with pyelftools plus decode_packets(), what the audit pays before its own analysis
+  read+dec   reading the ELF with hexlint.elf plus decode_packets(), what the audit pays before its own analysis
   objdump    `llvm-objdump -d --mcpu=hexagonvNN LIB` writing its listing to /dev/null (a new process each run)
 The ratio is objdump / read+decode: above 1 means hexlint decodes faster than llvm-objdump prints.
 """
@@ -28,8 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from elftools.elf.elffile import ELFFile  # noqa: E402
-
+from hexlint.elf.reader import load_elf  # noqa: E402
 from hexlint.hexagon.decode import decode_packets  # noqa: E402
 
 SEARCH_DIRS = ("fixtures/htp-core/lib", "fixtures/binary", "tests/data/decoder")
@@ -62,12 +61,12 @@ def best(timings: list[Timing]) -> Timing:
 
 
 def read_text(path: Path) -> tuple[bytes, int, int]:
-    with path.open("rb") as stream:
-        elf = ELFFile(stream)
-        section = elf.get_section_by_name(".text")
-        if section is None:
-            raise SystemExit(f"{path}: no .text section")
-        return section.data(), section["sh_addr"], elf["e_flags"] & 0xFF
+    """(.text bytes, address, cpu) through hexlint.elf, as the audit reads it."""
+    image = load_elf(path)
+    for section in image.code_sections:
+        if section.name == ".text":
+            return section.data, section.address, image.cpu
+    raise SystemExit(f"{path}: no .text section")
 
 
 def largest_library() -> list[Path]:

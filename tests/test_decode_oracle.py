@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from elftools.elf.elffile import ELFFile
 
+from hexlint.elf.reader import CodeSection, load_elf
 from hexlint.hexagon.decode import Instruction, Packet, decode_packets
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -244,12 +244,10 @@ def compare(oracle: list[OraclePacket], ours: list[Packet]) -> list[str]:
     return problems
 
 
-def text_section(path: Path) -> tuple[bytes, int, int]:
-    """(.text bytes, address, cpu) read with pyelftools; hexlint.elf belongs to the binary audit."""
-    with path.open("rb") as stream:
-        elf = ELFFile(stream)
-        section = elf.get_section_by_name(".text")
-        return section.data(), section["sh_addr"], elf["e_flags"] & 0xFF
+def code_sections(path: Path) -> tuple[list[CodeSection], int]:
+    """Every executable section (.text, .plt, ...) and the CPU version, read through hexlint.elf."""
+    image = load_elf(path)
+    return list(image.code_sections), image.cpu
 
 
 def oracle_listing(path: Path, cpu: int) -> str:
@@ -277,11 +275,16 @@ def _libraries() -> list[Path]:
 
 @pytest.mark.parametrize("library", _libraries(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_decoder_agrees_with_llvm_objdump(library: Path) -> None:
-    code, address, cpu = text_section(library)
-    oracle = [p for p in parse_objdump(oracle_listing(library, cpu)) if address <= p.address < address + len(code)]
-    assert oracle, "the oracle listing has no packets in .text"
-    problems = compare(oracle, decode_packets(code, address, cpu))
-    assert not problems, f"{len(problems)} disagreements, first ones:\n" + "\n".join(problems[:40])
+    sections, cpu = code_sections(library)
+    listing = parse_objdump(oracle_listing(library, cpu))
+    compared = 0
+    for section in sections:
+        end = section.address + len(section.data)
+        oracle = [packet for packet in listing if section.address <= packet.address < end]
+        problems = compare(oracle, decode_packets(section.data, section.address, cpu))
+        assert not problems, f"{section.name}: {len(problems)} disagreements, first ones:\n" + "\n".join(problems[:40])
+        compared += len(oracle)
+    assert compared, "the oracle listing has no packets in the code sections"
 
 
 def test_committed_dumps_match_live_objdump() -> None:
@@ -292,7 +295,7 @@ def test_committed_dumps_match_live_objdump() -> None:
     assert libraries, "no committed decoder test libraries"
     for library in _libraries():
         for dump in committed_dumps(library):
-            _, _, cpu = text_section(library)
+            _, cpu = code_sections(library)
             committed = gzip.decompress(dump.read_bytes()).decode()
             live = oracle_listing(library, cpu)
             assert _without_words(parse_objdump(committed)) == _without_words(parse_objdump(live)), dump.name
