@@ -107,13 +107,16 @@ def build_cfg(packets: Sequence[Packet], start: int | None = None, end: int | No
     scan = _scan(packets)
     blocks, endloop_edges = _blocks(packets, scan)
     loops = _loops(packets, blocks, endloop_edges)
-    by_start = {block.start: block for block in blocks}
-    innermost = {}
-    for loop in sorted(loops, key=lambda loop: loop.depth):
+    innermost_by_block: dict[int, int] = {}
+    for loop in loops:  # outer loops come first: an inner loop overwrites its blocks
         for block_start in loop.blocks:
-            block = by_start[block_start]
+            innermost_by_block[block_start] = loop.header
+    innermost = {}
+    for block in blocks:
+        header = innermost_by_block.get(block.start)
+        if header is not None:
             for index in range(block.first_packet, block.last_packet + 1):
-                innermost[packets[index].address] = loop.header
+                innermost[packets[index].address] = header
     return FunctionCfg(start, end, packets, blocks, loops, innermost)
 
 
@@ -212,32 +215,33 @@ def _add_endloop_edges(
     starts = sorted({start for block_gen in gen for start in block_gen.values()})
     bit = {start: 1 << number for number, start in enumerate(starts)}
     reaching = [[0, 0] for _ in spans]
-    worklist = list(range(len(spans)))[::-1]
-    queued = set(worklist)
-    while worklist:
-        i = worklist.pop()
-        queued.discard(i)
-        state = list(reaching[i])
-        for loop_number, start in gen[i].items():
-            state[loop_number] = bit[start]
-        last = spans[i][1]
-        for loop_number in packets[last].endloop:
-            mask = state[loop_number]
-            for start in [start for start in starts if mask & bit[start]]:
-                if (last, start) not in endloop_edges:
-                    endloop_edges[(last, start)] = stages_by_start.get(start, 0)
-                    if start not in block_successors[i]:
-                        block_successors[i].append(start)
-        if not (state[0] or state[1]):
-            continue  # nothing set up on the way here: nothing to propagate
-        for successor in block_successors[i]:
-            j = position[successor]
-            old = reaching[j]
-            if (old[0] | state[0]) != old[0] or (old[1] | state[1]) != old[1]:
-                reaching[j] = [old[0] | state[0], old[1] | state[1]]
-                if j not in queued:
-                    queued.add(j)
-                    worklist.append(j)
+    # Sweeps in address order until nothing changes: blocks are mostly laid out in flow order, so a few sweeps do.
+    changed = True
+    while changed:
+        changed = False
+        for i, (_first, last) in enumerate(spans):
+            state = reaching[i]
+            block_gen = gen[i]
+            if block_gen:
+                state = list(state)
+                for loop_number, start in block_gen.items():
+                    state[loop_number] = bit[start]
+            mask0, mask1 = state
+            if not (mask0 or mask1):
+                continue  # nothing set up on the way here: nothing to propagate
+            for loop_number in packets[last].endloop:
+                mask = state[loop_number]
+                for start in [start for start in starts if mask & bit[start]]:
+                    if (last, start) not in endloop_edges:
+                        endloop_edges[(last, start)] = stages_by_start.get(start, 0)
+                        if start not in block_successors[i]:
+                            block_successors[i].append(start)
+            for successor in block_successors[i]:
+                target = reaching[position[successor]]
+                if (target[0] | mask0) != target[0] or (target[1] | mask1) != target[1]:
+                    target[0] |= mask0
+                    target[1] |= mask1
+                    changed = True
     # An :endloop no set-up reaches (set up by a caller, or only reached through a jump table): nearest set-up above.
     for i, (_first, last) in enumerate(spans):
         for loop_number in packets[last].endloop:
