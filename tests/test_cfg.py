@@ -1,10 +1,21 @@
-"""CFG, dominators and natural loops on hand-built packets (no decoder or toolchain needed)."""
+"""CFG, dominators and natural loops: on hand-built packets, and on the committed libraries against LLVM's listing."""
 
 from __future__ import annotations
 
+import gzip
+import re
+from pathlib import Path
+
+import pytest
 from test_binary_support import call, insn, jump, loop_setup, nop, packet, ret
 
+from hexlint.binary.audit import audit_image
+from hexlint.elf import load_elf
 from hexlint.hexagon.cfg import build_cfg
+
+ROOT = Path(__file__).resolve().parent.parent
+CORE_LIB = ROOT / "fixtures" / "htp-core" / "lib"
+TWINS = ROOT / "fixtures" / "binary"
 
 
 def test_straight_line_code_is_one_block_without_loops():
@@ -144,3 +155,33 @@ def test_unconditional_jump_has_no_fallthrough_and_tail_calls_leave():
 def test_empty_function():
     cfg = build_cfg([], 0x100, 0x100)
     assert cfg.blocks == () and cfg.loops == ()
+
+
+def _oracle_endloop_words(listing: str) -> set[int]:
+    """Addresses of the last word of every packet llvm-objdump marks `:endloopN`."""
+    return {int(match, 16) for match in re.findall(r"^\s*([0-9a-f]+):.*\}\s*:endloop[01]", listing, re.MULTILINE)}
+
+
+ORACLES = sorted(
+    [(lib, lib.with_name(lib.name.replace(".so", ".objdump.txt.gz"))) for lib in CORE_LIB.glob("libhtp-core-v*.so")]
+    + [(lib, lib.with_suffix(".objdump.txt")) for lib in TWINS.glob("*.so")]
+)
+
+
+@pytest.mark.parametrize(("library", "oracle"), [pair for pair in ORACLES if pair[1].exists()], ids=lambda p: p.name)
+def test_every_llvm_endloop_packet_closes_a_hardware_loop_of_the_cfg(library, oracle):
+    text = gzip.decompress(oracle.read_bytes()).decode() if oracle.suffix == ".gz" else oracle.read_text()
+    expected = _oracle_endloop_words(text)
+    audit = audit_image(load_elf(library))
+    closing = set()
+    for function in audit.functions:
+        cfg = function.cfg
+        latch_blocks = {latch for loop in cfg.loops if loop.kind in ("hardware", "pipelined") for latch in loop.latches}
+        for block in cfg.blocks:
+            if block.start in latch_blocks:
+                last = cfg.packets[block.last_packet]
+                if last.endloop:
+                    closing.add(last.address + last.size - 4)
+    assert closing == expected
+    if "htp-core" in str(library):
+        assert len(expected) > 20
