@@ -9,8 +9,10 @@ double-precision flags, and the register writes of adds and copies.
 from __future__ import annotations
 
 import gzip
+import random
 import re
 import shutil
+import struct
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -303,6 +305,69 @@ def test_committed_dumps_match_live_objdump() -> None:
 
 def _without_words(packets: list[OraclePacket]) -> list[tuple[int, int, tuple[str, ...], frozenset[int]]]:
     return [(p.address, p.size, tuple(i.text for i in p.instructions), p.endloop) for p in packets]
+
+
+LLVM_MC = "llvm-mc-22"
+# (name, mask, value, with a constant extender before the word): every non-duplex ICLASS, every duplex ICLASS,
+# extended words; random bits everywhere else. Parse bits are forced: 11 (end of packet) or 00 (duplex).
+RANDOM_WORD_CLASSES = (
+    [(f"iclass-{c:x}", 0xF0000000, c << 28, False) for c in range(1, 16)]
+    + [(f"duplex-{d:x}", 0xE0002000, (d >> 1) << 29 | (d & 1) << 13, False) for d in range(15)]
+    + [(f"extended-{c:x}", 0xF0000000, c << 28, True) for c in (1, 3, 4, 5, 6, 7, 9, 10, 11, 13)]
+)
+
+
+def _llvm_mc_packets(packets: list[list[int]]) -> list[list[str] | None]:
+    """LLVM's instruction texts for each packet (one packet per input line), None where it rejects the encoding."""
+    lines = "\n".join(
+        " ".join(f"0x{byte:02x}" for word in packet for byte in word.to_bytes(4, "little")) for packet in packets
+    )
+    command = [LLVM_MC, "-disassemble", "-triple=hexagon", "-mcpu=hexagonv73", "-mhvx"]
+    result = subprocess.run(command, input=lines + "\n", capture_output=True, text=True, check=True)
+    rejected = {int(line) for line in re.findall(r"<stdin>:(\d+):\d+: warning", result.stderr)}
+    bodies = iter(re.findall(r"\{\n(.*?)\n\s*\}", result.stdout, re.S))
+    return [
+        None if number in rejected else [t.strip() for t in next(bodies).split("\n")]
+        for number in range(1, len(packets) + 1)
+    ]
+
+
+def _as_objdump_text(text: str) -> str:
+    """llvm-mc prints immediates in decimal, llvm-objdump in hex: compare in objdump's spelling."""
+    return re.sub(r"#(-?)(\d+)(?![x\d])", lambda m: f"#{m[1]}0x{int(m[2]):x}", text)
+
+
+@pytest.mark.parametrize(
+    ("mask", "value", "extended"), [c[1:] for c in RANDOM_WORD_CLASSES], ids=[c[0] for c in RANDOM_WORD_CLASSES]
+)
+def test_random_words_agree_with_llvm_mc(mask: int, value: int, extended: bool) -> None:
+    """Random encodings of one class, each in its own packet: every one LLVM accepts must agree with hexlint."""
+    if not shutil.which(LLVM_MC):
+        pytest.skip(f"{LLVM_MC} not installed")
+    generator = random.Random(value ^ extended)
+    duplex = mask == 0xE0002000
+    packets = []
+    for _ in range(400):
+        word = (generator.getrandbits(32) & ~mask & ~0xC000) | value | (0 if duplex else 0xC000)
+        prefix = [(generator.getrandbits(32) & 0x0FFF3FFF) | 0x4000] if extended else []
+        packets.append([*prefix, word])
+    problems: list[str] = []
+    accepted = 0
+    for index, (packet, texts) in enumerate(zip(packets, _llvm_mc_packets(packets), strict=True)):
+        if texts is None:
+            continue
+        accepted += 1
+        address = 4 * len(packet) * index  # llvm-mc lays the lines out one after the other
+        code = struct.pack(f"<{len(packet)}I", *packet)
+        ours = [i for i in decode_packets(code, address)[0].instructions if i.iclass != "EXT"]
+        if len(ours) != len(texts):
+            problems.append(f"{packet[-1]:08x}: {texts} vs {[i.text for i in ours]}")
+            continue
+        for text, instruction in zip(texts, ours, strict=True):
+            oracle = OracleInstruction(address, packet[-1], _as_objdump_text(text))
+            problems.extend(f"{packet[-1]:08x} {problem}" for problem in compare_instruction(oracle, instruction))
+    assert accepted > 0
+    assert not problems, f"{len(problems)} of {accepted} disagree:\n" + "\n".join(problems[:20])
 
 
 def test_parse_objdump_reads_packets_duplexes_and_endloops() -> None:

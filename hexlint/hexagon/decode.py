@@ -105,6 +105,9 @@ def _memory(
     register: str | None = None,
     increment: int | None = None,
 ) -> MemoryAccess:
+    """MemoryAccess(...); an extended unsigned offset from a register wraps like the address does (##0xfff8 is -8)."""
+    if offset is not None and offset > 0x7FFFFFFF and base != "abs":
+        offset -= 1 << 32
     instance = _new(MemoryAccess)
     _set(
         instance,
@@ -251,8 +254,6 @@ def _load_access(
     elif base_write is not None:
         writes = (*writes, base_write)
     text = f"{cond}{reg} = {mnemonic}({_addressing(base, offset, ext, post, inc, index)})"
-    if offset is not None and offset > 0x7FFFFFFF and base != "abs":
-        offset -= 1 << 32  # an extended unsigned offset from a register wraps: ##0xfffffff8 is -8
     access = _memory(base, offset, False, False, size, post, reg, inc)
     return _instruction(address, word, "LD", mnemonic, text, conditional=bool(cond), memory=access, writes=writes)
 
@@ -293,8 +294,6 @@ def _store_access(
     elif base_write is not None:
         writes = (base_write,)
     text = f"{cond}{mnemonic}({_addressing(base, offset, ext, post, inc, index)}) = {shown}"
-    if offset is not None and offset > 0x7FFFFFFF and base != "abs":
-        offset -= 1 << 32  # an extended unsigned offset from a register wraps: ##0xfffffff8 is -8
     access = _memory(base, offset, True, False, size, post, reg, inc)
     return _instruction(address, word, "ST", mnemonic, text, conditional=bool(cond), memory=access, writes=writes)
 
