@@ -186,3 +186,45 @@ def test_address_parsing():
     assert parse_address("0x51A30") == 0x51A30
     assert parse_address("51a30") == 0x51A30
     assert addresses_in_text("at 0x10 and 0x10, pc 0001a2b4 and 0x20") == [0x10, 0x1A2B4, 0x20]
+
+
+def _hexlint_process(*argv: str, stdin_text: str | None = None) -> subprocess.CompletedProcess:
+    import os
+    import sys
+
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "hexlint", *argv]
+    if stdin_text is not None:
+        return subprocess.run(command, input=stdin_text, capture_output=True, text=True, timeout=120, env=environment)
+    # stdin is a pipe nobody writes to or closes: reading it would hang until the timeout
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment
+    ) as process:
+        out, err = _communicate_without_closing(process)
+        return subprocess.CompletedProcess(command, process.returncode, out, err)
+
+
+def _communicate_without_closing(process: subprocess.Popen) -> tuple[str, str]:
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise AssertionError("hexlint --addr2line blocked on a non-interactive stdin") from None
+    return process.stdout.read(), process.stderr.read()
+
+
+def test_console_addr2line_never_reads_an_open_stdin_without_dash():
+    image = load_elf(DEBUG_CORE)
+    function = image.functions[3]
+    result = _hexlint_process("--addr2line", hex(function.address), str(DEBUG_CORE))
+    assert result.returncode == 0, result.stderr
+    assert f"{function.name}+0x0" in result.stdout
+
+
+def test_console_addr2line_dash_reads_a_piped_log():
+    image = load_elf(DEBUG_CORE)
+    function = image.functions[5]
+    log = f"E/FastRPC: crash at pc {function.address + 4:#x} in libhtp\n"
+    result = _hexlint_process("--addr2line", "-", str(DEBUG_CORE), stdin_text=log)
+    assert result.returncode == 0, result.stderr
+    assert f"{function.name}+0x4" in result.stdout
