@@ -214,6 +214,7 @@ def _add_endloop_edges(
     """Forward data flow of the loop starts each `loopN` register may hold (sets as bit masks over loop starts)."""
     starts = sorted({start for block_gen in gen for start in block_gen.values()})
     bit = {start: 1 << number for number, start in enumerate(starts)}
+    start_of_bit = {value: start for start, value in bit.items()}
     reaching = [[0, 0] for _ in spans]
     # Sweeps in address order until nothing changes: blocks are mostly laid out in flow order, so a few sweeps do.
     changed = True
@@ -231,7 +232,10 @@ def _add_endloop_edges(
                 continue  # nothing set up on the way here: nothing to propagate
             for loop_number in packets[last].endloop:
                 mask = state[loop_number]
-                for start in [start for start in starts if mask & bit[start]]:
+                while mask:
+                    lowest = mask & -mask
+                    mask ^= lowest
+                    start = start_of_bit[lowest]
                     if (last, start) not in endloop_edges:
                         endloop_edges[(last, start)] = stages_by_start.get(start, 0)
                         if start not in block_successors[i]:
