@@ -255,3 +255,40 @@ def test_compiler_reports_no_spill_in_compute_loops(version: str, kernel: str) -
     ]
     in_helpers = [(line, text) for line, text in spilling if any(line in lines for lines in helpers.values())]
     assert in_helpers == []
+
+
+# ---- binary twins (fixtures/binary): the committed .so and oracles are what build.sh makes ----
+
+TWINS = Path(__file__).resolve().parent.parent / "fixtures" / "binary"
+TWIN_NAMES = sorted(path.stem for path in TWINS.glob("*.c"))
+
+
+@pytest.fixture(scope="module")
+def rebuilt_twins(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    require_tools("clang-22", "ld.lld-22", "llvm-objdump-22")
+    out = tmp_path_factory.mktemp("binary-twins")
+    subprocess.run([str(TWINS / "build.sh"), str(out)], check=True, capture_output=True, text=True)
+    return out
+
+
+@pytest.mark.parametrize("name", TWIN_NAMES)
+def test_binary_twin_is_committed_with_oracle_and_sidecar(name: str) -> None:
+    image = load_elf(TWINS / f"{name}.so")
+    assert image.cpu_name == "hexagonv73"
+    assert image.has_debug_info
+    dump = (TWINS / f"{name}.objdump.txt").read_text()
+    functions = set(dump_by_function(dump))
+    assert {f.name for f in image.functions if not f.is_local} <= functions
+    sidecar = (TWINS / f"{name}.expect.toml").read_text()
+    for function in re.findall(r'^function = "(\w+)"', sidecar, re.M):
+        assert function in functions, function
+
+
+@pytest.mark.parametrize("name", TWIN_NAMES)
+def test_binary_twin_rebuild_matches_committed(rebuilt_twins: Path, name: str) -> None:
+    fresh = load_elf(rebuilt_twins / f"{name}.so")
+    committed = load_elf(TWINS / f"{name}.so")
+    assert {f.name for f in fresh.functions} == {f.name for f in committed.functions}
+    if (rebuilt_twins / "BUILD-INFO.txt").read_text() == (TWINS / "BUILD-INFO.txt").read_text():
+        assert text_bytes(fresh) == text_bytes(committed)
+        assert (rebuilt_twins / f"{name}.objdump.txt").read_text() == (TWINS / f"{name}.objdump.txt").read_text()
