@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import clang.cindex as cindex
 
@@ -65,7 +66,10 @@ class Node:
 
     @property
     def spelling(self) -> str:
-        return _text(lambda: self._cursor.spelling)
+        try:
+            return self._cursor.spelling or ""
+        except UnicodeDecodeError:
+            return ""
 
     @property
     def type_spelling(self) -> str:
@@ -81,9 +85,7 @@ class Node:
 
     def _load_location(self) -> tuple[str, int, int]:
         if self._location is None:
-            location = self._cursor.location
-            file_name = _text(lambda: location.file.name) if location.file else ""
-            self._location = (file_name, location.line, location.column)
+            self._location = expansion_location(self._cursor)
         return self._location
 
     @property
@@ -187,21 +189,15 @@ class Node:
 
     @property
     def unary_operator(self) -> str:
-        """The operator of a UNARY_OPERATOR node ("!", "&", "*", "-", "++" ...), read from its tokens."""
+        """The operator of a UNARY_OPERATOR node ("!", "&", "*", "-", "++" ...)."""
         if self.kind != "UNARY_OPERATOR":
             return ""
-        tokens = self.tokens()
-        if tokens and tokens[0] in _PREFIX_OPERATORS:
-            return tokens[0]
-        return tokens[-1] if tokens and tokens[-1] in ("++", "--") else ""
+        return _UNARY_SPELLING.get(_unary_operator_kind()(self._cursor), "")
 
     @property
     def unary_operator_is_dereference(self) -> bool:
-        """A `*p` load (cheap to ask of any node: only unary operators read their first token)."""
-        if self.kind != "UNARY_OPERATOR":
-            return False
-        first = next(iter(self._cursor.get_tokens()), None)
-        return first is not None and first.spelling == "*"
+        """A `*p` load."""
+        return self.unary_operator == "*"
 
     def tokens(self) -> list[str]:
         return [_text(lambda t=token: t.spelling) for token in self._cursor.get_tokens()]
@@ -265,6 +261,75 @@ class Node:
     def raw(self) -> cindex.Cursor:
         """Escape hatch for hexlint/c only."""
         return self._cursor
+
+
+class _Location(ctypes.Structure):
+    _fields_ = [("ptr_data", ctypes.c_void_p * 2), ("int_data", ctypes.c_uint)]
+
+
+_location_functions: tuple | None = None
+
+
+def _location_calls() -> tuple:
+    """Private prototypes of three libclang calls, so file names come from a per-TU cache keyed by CXFile."""
+    global _location_functions
+    if _location_functions is None:
+        lib = cindex.conf.lib
+        get_location = lib._FuncPtr(("clang_getCursorLocation", lib))
+        get_location.argtypes = [cindex.Cursor]
+        get_location.restype = _Location
+        expansion = lib._FuncPtr(("clang_getExpansionLocation", lib))
+        expansion.argtypes = [_Location, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_uint)]
+        expansion.argtypes += [ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint)]
+        expansion.restype = None
+        file_name = lib._FuncPtr(("clang_getFileName", lib))
+        file_name.argtypes = [ctypes.c_void_p]
+        file_name.restype = cindex._CXString
+        _location_functions = (get_location, expansion, file_name)
+    return _location_functions
+
+
+def file_name_cache(translation_unit: object) -> dict[int, str]:
+    """CXFile handle -> name, kept on the TU object so it dies with the TU (handles are reused after a TU is freed)."""
+    cache = getattr(translation_unit, "_hexlint_file_names", None)
+    if cache is None:
+        cache = {}
+        translation_unit._hexlint_file_names = cache  # type: ignore[attr-defined]
+    return cache
+
+
+def expansion_location(cursor: cindex.Cursor) -> tuple[str, int, int]:
+    """(file name, line, column) of a cursor's location, as cindex's `cursor.location` would give, only cheaper."""
+    translation_unit = getattr(cursor, "_tu", None)
+    if translation_unit is None:
+        location = cursor.location
+        return (_text(lambda: location.file.name) if location.file else "", location.line, location.column)
+    get_location, expansion, file_name = _location_calls()
+    handle, line, column = ctypes.c_void_p(), ctypes.c_uint(), ctypes.c_uint()
+    expansion(get_location(cursor), ctypes.byref(handle), ctypes.byref(line), ctypes.byref(column), None)
+    return (_file_name(translation_unit, handle.value, file_name), line.value, column.value)
+
+
+def file_of(translation_unit: object, cursor: cindex.Cursor) -> str:
+    """Just the file name of a cursor's location (the index walk asks this of every top-level declaration)."""
+    get_location, expansion, file_name = _location_calls()
+    handle = ctypes.c_void_p()
+    expansion(get_location(cursor), ctypes.byref(handle), None, None, None)
+    return _file_name(translation_unit, handle.value, file_name)
+
+
+def _file_name(translation_unit: object, handle: int | None, file_name: object) -> str:
+    if not handle:
+        return ""
+    cache = file_name_cache(translation_unit)
+    name = cache.get(handle)
+    if name is None:
+        try:
+            name = cindex._CXString.from_result(file_name(handle))  # type: ignore[operator]
+        except UnicodeDecodeError:
+            name = ""
+        cache[handle] = name
+    return name
 
 
 _FLOATING_TYPE_KINDS = frozenset({"HALF", "FLOAT16", "FLOAT", "DOUBLE", "LONGDOUBLE", "BFLOAT16"})
@@ -372,6 +437,22 @@ _BINARY_SPELLING = {
     "Comma": ",",
 }
 
+# CXUnaryOperatorKind values (libclang 17+).
+_UNARY_SPELLING = {1: "++", 2: "--", 3: "++", 4: "--", 5: "&", 6: "*", 7: "+", 8: "-", 9: "~", 10: "!"}
+_unary_function: object | None = None
+
+
+def _unary_operator_kind() -> Any:
+    global _unary_function
+    if _unary_function is None:
+        lib = cindex.conf.lib
+        function = lib._FuncPtr(("clang_getCursorUnaryOperatorKind", lib))
+        function.argtypes = [cindex.Cursor]
+        function.restype = ctypes.c_int
+        _unary_function = function
+    return _unary_function
+
+
 _BINARY_SPELLING_BY_VALUE: dict[int, str] = {}
 
 
@@ -382,6 +463,3 @@ def _binary_spelling_by_value() -> dict[int, str]:
             if operator is not None:
                 _BINARY_SPELLING_BY_VALUE[operator.value] = spelling
     return _BINARY_SPELLING_BY_VALUE
-
-
-_PREFIX_OPERATORS = frozenset({"!", "&", "*", "-", "+", "~", "++", "--"})

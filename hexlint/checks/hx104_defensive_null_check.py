@@ -86,20 +86,22 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
 
 def _unit_findings(identity: RuleIdentity, unit: UnitIndex, settings: NullCheckSettings) -> Iterator[Diagnostic]:
     names = settings.internal_pointer_names if unit.role == "kernel" else settings.host_internal_pointer_names
+    resolvers: dict[Node, _Resolver] = {}  # one per function: it remembers what each variable is
     for statement in [*unit.nodes("IF_STMT"), *unit.nodes("CONDITIONAL_OPERATOR")]:
+        children = statement.children()
+        condition = _condition_of(statement, children) if children else None
+        tested = list(_null_tested(condition)) if condition is not None else []
+        if not tested:
+            continue  # most conditions test no pointer at all: skip them before finding their function
         function = unit.enclosing_function(statement)
         if function is None or not _in_scope(unit, function, settings):
             continue
-        children = statement.children()
-        if not children:
-            continue
-        condition = _condition_of(statement, children)
-        if condition is None:
-            continue
-        macro = _assert_macro_name(unit, statement, settings)
-        resolver = _Resolver(unit, function, settings, names)
-        checked = [found for found in map(resolver.classify, _null_tested(condition)) if found is not None]
+        resolver = resolvers.get(function)
+        if resolver is None:
+            resolver = resolvers[function] = _Resolver(unit, function, settings, names)
+        checked = [found for found in map(resolver.classify, tested) if found is not None]
         if checked:
+            macro = _assert_macro_name(unit, statement, settings)
             # One finding per condition, as a reviewer writes one comment on `if (!q || !k || !dst)`.
             yield _finding(identity, unit, checked, macro)
 
@@ -173,6 +175,7 @@ class _Resolver:
         self.settings = settings
         self.names = names
         self.function_text = unit.source_bytes(function.path)[function.start_offset : function.end_offset]
+        self.variables: dict[Node, str | None] = {}
 
     def classify(self, tested: Node) -> CheckedPointer | None:
         node = tested.unwrapped()
@@ -201,9 +204,14 @@ class _Resolver:
         if matches_any(name, self.settings.never_flag):
             return None
         declaration = reference.referenced
-        if declaration is None or declaration.kind not in ("PARM_DECL", "VAR_DECL"):
+        if declaration is None:
             return None
-        if declaration.type_kind != "POINTER":
+        if declaration not in self.variables:
+            self.variables[declaration] = self._declaration_kind(name, declaration, depth)
+        return self.variables[declaration]
+
+    def _declaration_kind(self, name: str, declaration: Node, depth: int) -> str | None:
+        if declaration.kind not in ("PARM_DECL", "VAR_DECL") or declaration.type_kind != "POINTER":
             return None
         internal = matches_any(name, self.names) or self._has_internal_type(declaration)
         if declaration.kind == "PARM_DECL":
@@ -214,14 +222,14 @@ class _Resolver:
         if self._reassigned(name, 1):
             return None
         initializer = _initializer(declaration)
-        if initializer is None or _contains_call_or_choice(initializer):
-            return None  # allocation results, lookups and `cond ? p : NULL` guards may well be NULL
+        if initializer is None:
+            return None
         source = self._kind_of(initializer, depth + 1)
-        if source is not None:
-            return source
-        if internal and self._derived_from_internal(initializer, depth):
-            return "internal"
-        return None
+        if source is None and internal and self._derived_from_internal(initializer, depth):
+            source = "internal"
+        if source is not None and _contains_call_or_choice(initializer):
+            return None  # allocation results, lookups and `cond ? p : NULL` guards may well be NULL
+        return source
 
     def _derived_from_internal(self, initializer: Node, depth: int) -> bool:
         """`(struct x_context *) data` or `(const struct y_kernel_params *) octx->kernel_params`."""
@@ -265,13 +273,15 @@ class _Resolver:
         if len(children) != 2:
             return None
         array, index = children[0].unwrapped(), children[1]
-        slot = index.constant_value
-        if array.kind != "MEMBER_REF_EXPR" or array.spelling != self.settings.operand_array or slot is None:
+        if array.kind != "MEMBER_REF_EXPR" or array.spelling != self.settings.operand_array:
             return None
+        slot = index.constant_value
+        if slot is None or slot not in self.settings.required_slots(self.function.path):
+            return None  # an optional slot: checking it is right
         base = array.children()
         if not base or self._kind_of(base[0], depth + 1) != "internal":
             return None
-        return "operand" if slot in self.settings.required_slots(subscript.path) else None
+        return "operand"
 
     def _has_internal_type(self, declaration: Node) -> bool:
         struct = declaration.type_declaration

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Side by side, in one run: hexlint's whole source pipeline vs libclang's bare parse of the same TUs.
+
+    PYTHONPATH=. python bench/bench_parse.py [TREE ...] [--rounds N] [--arch v73] [--per-rule]
+
+The pipeline is `hexlint.engine.lint` with every source rule (and HX002) selected, single-threaded: discovery,
+parsing, the one index walk per TU, all source rules, suppressions. The bare parse is `clang.cindex` parsing
+the same files (the TUs and the headers no TU includes, as the engine does) with the same arguments and options,
+and nothing else. Rounds alternate between the two so machine noise hits both; the best round of each counts.
+The house aim is a ratio within 1.5x (issue 4 requires under 2x).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import clang.cindex as cindex
+
+from hexlint import registry
+from hexlint.c import index, parse
+from hexlint.config import Config
+from hexlint.engine import (
+    RunSettings,
+    _parse_settings,
+    collect_files,
+    is_translation_unit,
+    lint,
+    path_key,
+    role_for,
+)
+
+
+def source_rule_codes() -> tuple[str, ...]:
+    return ("HX002", *(rule.code for rule in registry.all_rules() if rule.kind == "source" and rule.check))
+
+
+def files_the_engine_parses(trees: Sequence[str], config: Config, settings: RunSettings) -> list[tuple[str, str]]:
+    """(path, role) of every TU, then of every header that no TU includes: what run_source_rules parses."""
+    sources, _ = collect_files(list(trees), config)
+    parse_settings = _parse_settings(config, settings)
+    units = [path for path in sources if is_translation_unit(Path(path))]
+    parsed = [parse.parse_unit(path, role_for(path, config, settings), parse_settings) for path in units]
+    included = {header for unit in parsed for header in index.project_headers_included(unit, sources)}
+    lone = [path for path in sources if not is_translation_unit(Path(path)) and path_key(path) not in included]
+    return [(path, role_for(path, config, settings)) for path in [*units, *lone]]
+
+
+def bare_parse(files: Sequence[tuple[str, str]], parse_settings: parse.ParseSettings) -> int:
+    """Parse each file with exactly hexlint's arguments and options; return the number of TUs parsed."""
+    clang_index = cindex.Index.create()
+    for path, role in files:
+        arguments = parse.arguments_for(path, role, parse_settings)
+        clang_index.parse(path, args=arguments, options=parse._KEEP_GOING)
+    return len(files)
+
+
+def best_of(rounds: int, *jobs: Callable[[], object]) -> list[float]:
+    best = [float("inf")] * len(jobs)
+    for _ in range(rounds):
+        for position, job in enumerate(jobs):
+            start = time.perf_counter()
+            job()
+            best[position] = min(best[position], time.perf_counter() - start)
+    return best
+
+
+def per_rule_seconds(files: Sequence[tuple[str, str]], parse_settings: parse.ParseSettings) -> dict[str, float]:
+    """Time of the index walk and of each source rule's check on one prebuilt project (parse excluded)."""
+    units = [parse.parse_unit(path, role, parse_settings) for path, role in files]
+    start = time.perf_counter()
+    project = index.build_project(units, [path for path, _ in files])
+    timings = {"index walk": time.perf_counter() - start}
+    for rule in registry.all_rules():
+        if rule.kind == "source" and rule.check is not None:
+            start = time.perf_counter()
+            list(rule.check(project, rule.options))
+            timings[rule.code] = time.perf_counter() - start
+    return timings
+
+
+def line_count(files: Sequence[tuple[str, str]]) -> int:
+    return sum(Path(path).read_bytes().count(b"\n") for path, _ in files)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    default_tree = str(Path(__file__).resolve().parent.parent / "fixtures" / "htp-core")
+    parser.add_argument("trees", nargs="*", default=[default_tree])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--arch", default="v73")
+    parser.add_argument("--per-rule", action="store_true", help="also time the index walk and each rule alone")
+    arguments = parser.parse_args(argv)
+    missing = [tree for tree in arguments.trees if not os.path.exists(tree)]
+    if missing:
+        print(f"bench_parse: {missing[0]}: no such file or directory", file=sys.stderr)
+        return 2
+    config = Config()
+    settings = RunSettings(select=source_rule_codes(), arch=arguments.arch, jobs=1)
+    parse_settings = _parse_settings(config, settings)
+    files = files_the_engine_parses(arguments.trees, config, settings)
+    findings: list[int] = []
+
+    def pipeline() -> None:
+        findings.append(len(lint(list(arguments.trees), config, settings).diagnostics))
+
+    bare_seconds, pipeline_seconds = best_of(arguments.rounds, lambda: bare_parse(files, parse_settings), pipeline)
+    kernels = sum(role == parse.KERNEL for _, role in files)
+    print(f"trees:          {', '.join(arguments.trees)}")
+    print(f"parsed files:   {len(files)} ({kernels} kernel, {len(files) - kernels} host), {line_count(files)} lines")
+    print(f"rules:          {', '.join(settings.select)} ({findings[-1]} findings)")
+    print(f"bare parse:     {bare_seconds:.3f} s (best of {arguments.rounds})")
+    print(f"hexlint:        {pipeline_seconds:.3f} s (best of {arguments.rounds})")
+    print(f"ratio:          {pipeline_seconds / bare_seconds:.2f}x (house aim <= 1.5x, issue 4: < 2x)")
+    if arguments.per_rule:
+        for name, seconds in per_rule_seconds(files, parse_settings).items():
+            print(f"  {name:<12}  {seconds:.3f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
