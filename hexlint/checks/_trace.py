@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -85,6 +86,7 @@ class KernelText:
             for name, node in unit.functions.items():
                 self.functions.setdefault(name, (unit, node))
         self.macros = {name: _COMMENT.sub(b" ", body) for name, body in macro_bodies(project).items()}
+        self.macro_names = set(self.macros)
         self._texts: dict[str, list[bytes]] = {}
 
     def chunks(self, name: str) -> list[bytes]:
@@ -98,14 +100,15 @@ class KernelText:
             pending = [own]
             while pending:
                 chunk = pending.pop()
-                for match in _IDENTIFIER.finditer(chunk):
-                    word = match.group(0)
-                    if word in self.macros and word not in seen:
-                        seen.add(word)
-                        found.append(self.macros[word])
-                        pending.append(self.macros[word])
+                for word in sorted(self._macros_named(chunk) - seen):
+                    seen.add(word)
+                    found.append(self.macros[word])
+                    pending.append(self.macros[word])
             self._texts[name] = found
         return found
+
+    def _macros_named(self, chunk: bytes) -> set[bytes]:
+        return set(_IDENTIFIER.findall(chunk)) & self.macro_names
 
     def calls_with_arguments(self, name: str, callees: Iterable[str]) -> Iterator[tuple[str, list[str]]]:
         """(callee, argument texts) for each textual call of one of `callees` in the function."""
@@ -132,6 +135,20 @@ class KernelText:
         _unit, node = self.functions[name]
         parameters = [child.spelling for child in node.children() if child.kind == "PARM_DECL"]
         return parameters.index(parameter) if parameter in parameters else None
+
+
+_TEXT_CACHE: dict[int, tuple[weakref.ref[Project], KernelText]] = {}
+
+
+def kernel_text(project: Project) -> KernelText:
+    """One KernelText per project, shared by HX106 and HX107."""
+    cached = _TEXT_CACHE.get(id(project))
+    if cached is not None and cached[0]() is project:
+        return cached[1]
+    text = KernelText(project)
+    _TEXT_CACHE.clear()
+    _TEXT_CACHE[id(project)] = (weakref.ref(project), text)
+    return text
 
 
 def _split_arguments(text: bytes, start: int) -> list[str]:

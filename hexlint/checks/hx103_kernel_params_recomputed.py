@@ -61,7 +61,10 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
     for struct, path in facts.fields:
         fields_by_struct[struct].add(path)
     name_patterns = tuple(options.get("recomputed_names", DEFAULT_RECOMPUTED_NAMES))
+    read_paths = {read.node.path for read in facts.kernel_reads}
     for unit in project.kernel_units():
+        if not any(function.path in read_paths for function in unit.functions.values()):
+            continue  # no function of this unit reads a params struct
         yield from _runtime_uses(unit, facts, reads_by_function, fields_by_struct, runtime_fields(options))
         yield from _recomputed_locals(unit, facts, reads_by_function, fields_by_struct, name_patterns)
 

@@ -9,7 +9,7 @@ from typing import Any
 from hexlint.c.index import Project, UnitIndex
 from hexlint.c.node import Node
 from hexlint.checks._kernel_params import kernel_call_graph
-from hexlint.checks._trace import KernelText, covered, entry_points, settings_from
+from hexlint.checks._trace import covered, entry_points, kernel_text, settings_from
 from hexlint.core import Diagnostic, Related, Severity
 
 CODE = "HX106"
@@ -18,7 +18,7 @@ NAME = "trace-missing"
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
     settings = settings_from(options)
-    text = KernelText(project)
+    text = kernel_text(project)
     graph = kernel_call_graph(project)
     start = settings.start_functions[0] if settings.start_functions else "htp_trace_event_start"
     stop = settings.stop_functions[0] if settings.stop_functions else "htp_trace_event_stop"

@@ -10,8 +10,8 @@ from hexlint.c.index import Project
 from hexlint.checks._trace import (
     BalanceWalker,
     Imbalance,
-    KernelText,
     functions_with_trace_calls,
+    kernel_text,
     settings_from,
     split_exempt,
 )
@@ -23,7 +23,7 @@ NAME = "trace-unbalanced"
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
     settings = settings_from(options)
-    text = KernelText(project)
+    text = kernel_text(project)
     for function in functions_with_trace_calls(text, settings):
         unit, node = text.functions[function]
         body = next((child for child in node.children() if child.kind == "COMPOUND_STMT"), None)
