@@ -234,3 +234,27 @@ def test_an_inner_dispatch_target_is_not_an_entry_point(tmp_path: Path) -> None:
     entries = _trace.entry_points(project, _trace.settings_from(find_rule("HX106").options), _trace.KernelText(project))
     assert [(entry.name, sorted(entry.ops)) for entry in entries] == [("op_binary", ["HTP_OP_ADD", "HTP_OP_MUL"])]
     assert coverage(project) == []
+
+
+def test_a_start_and_a_stop_under_the_same_condition_are_balanced(tmp_path: Path) -> None:
+    project = kernel_project(
+        tmp_path,
+        """
+        void guarded(struct htp_thread_trace * tr, float * dst, int on) {
+            if (on) {
+                htp_trace_event_start(tr, HTP_TRACE_EVT_HVX_COMP, 0);
+            }
+            dst[0] = 1.0f;
+            if (on) {
+                htp_trace_event_stop(tr, HTP_TRACE_EVT_HVX_COMP, 0);
+            }
+        }
+        void never_stopped(struct htp_thread_trace * tr, float * dst, int on) {
+            if (on) {
+                htp_trace_event_start(tr, HTP_TRACE_EVT_INIT, 0);
+            }
+            dst[0] = 1.0f;
+        }
+        """,
+    )
+    assert unbalanced(project) == [(line_of(tmp_path, "htp_trace_event_start(tr, HTP_TRACE_EVT_INIT"), "Trace")]

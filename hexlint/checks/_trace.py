@@ -301,12 +301,24 @@ class BalanceWalker:
         self.loop_stack: list[tuple[set[State], set[State]]] = []
         self.switch_breaks: list[set[State]] = []
         self.break_targets: list[str] = []
+        self.conditional: set[tuple[int, int]] = set()
+        self.stops: list[TraceEvent] = []
 
     def run(self, body: Node) -> list[Imbalance]:
         end_states = self.walk(body, {()})
         for state in end_states:
             self._exit(state, None)
-        return list(self.findings.values())
+        # A conditional start whose type the function also stops is taken to be stopped under the same condition.
+        stopped = {event.event for event in self.stops}
+        return [
+            finding
+            for finding in self.findings.values()
+            if not (
+                finding.kind == "unclosed"
+                and _key(finding.event) in self.conditional
+                and finding.event.event in stopped
+            )
+        ]
 
     def walk(self, node: Node, states: set[State]) -> set[State]:
         if not states:
@@ -325,6 +337,8 @@ class BalanceWalker:
             states = self.leaf(condition, states)
             then_states = self.walk(children[-2] if has_else else children[-1], states)
             else_states = self.walk(children[-1], states) if has_else else states
+            # An event started in one branch only is conditional: `if (on) start; ...; if (on) stop;`.
+            self.conditional |= _opened(then_states, states) ^ _opened(else_states, states)
             return _capped(then_states | else_states)
         if kind in ("FOR_STMT", "WHILE_STMT", "DO_STMT"):
             return self._loop(node, states)
@@ -425,6 +439,7 @@ class BalanceWalker:
     def _apply(self, state: State, event: TraceEvent, report: bool) -> State:
         if event.kind == "start":
             return (*state, event)
+        self.stops.append(event)
         for index in range(len(state) - 1, -1, -1):
             if state[index].event == event.event:
                 return state[:index] + state[index + 1 :]
@@ -441,6 +456,15 @@ class BalanceWalker:
         for event in state:
             key = ("start", event.node.line, event.node.column)
             self.findings.setdefault(key, Imbalance("unclosed", event, exit_node=exit_node))
+
+
+def _key(event: TraceEvent) -> tuple[int, int]:
+    return (event.node.line, event.node.column)
+
+
+def _opened(after: set[State], before: set[State]) -> set[tuple[int, int]]:
+    """Starts open after a branch that were not open before it."""
+    return {_key(event) for state in after for event in state} - {_key(event) for state in before for event in state}
 
 
 def _has_default(statement: Node) -> bool:
