@@ -315,3 +315,34 @@ def test_parent_and_ancestors(tmp_path: Path) -> None:
     assert kinds[-1] == "FUNCTION_DECL"
     parent = unit_index.parent(division)
     assert isinstance(parent, Node) and parent.kind == "RETURN_STMT"
+
+
+def test_fastrpc_interface_header_is_generated_from_the_trees_idl(tmp_path: Path) -> None:
+    idl = """
+    #include "AEEStdDef.idl"
+    struct demo_iface_conf { uint32 events[4]; };
+    interface demo_iface : remote_handle64 {
+        AEEResult start(in uint32 id, in uint64 queue, in demo_iface_conf conf);
+        AEEResult info(rout uint32 n_threads, rout uint64 vtcm);
+        AEEResult name(in string text, rout sequence<octet> blob);
+    };
+    """
+    write(tmp_path / "htp" / "demo_iface.idl", idl)
+    source = """
+    #include "demo_iface.h"
+    AEEResult demo_iface_start(remote_handle64 h, uint32_t id, uint64_t queue, const demo_iface_conf *conf) {
+        return (AEEResult) (h + id + queue + conf->events[0]);
+    }
+    AEEResult demo_iface_info(remote_handle64 h, uint32 *n_threads, uint64 *vtcm) {
+        *n_threads = 4;
+        *vtcm = h;
+        return 0;
+    }
+    int call(remote_handle64 h) {
+        unsigned char blob[4];
+        return demo_iface_name(h, "x", 1, blob, 4) + demo_iface_open(demo_iface_URI, &h);
+    }
+    """
+    unit = parse_kernel(kernel_file(tmp_path, source))
+    assert messages(unit) == []
+    assert not (tmp_path / "htp" / "demo_iface.h").exists()  # generated outside the tree, never into it

@@ -6,6 +6,7 @@ Only hexlint/c/ imports clang.cindex.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 import os
 import shlex
@@ -15,6 +16,7 @@ from pathlib import Path, PurePath
 
 import clang.cindex as cindex
 
+from hexlint.c.idl import generated_include_dir
 from hexlint.core import Diagnostic, Severity, Span
 
 KERNEL = "kernel"
@@ -120,6 +122,21 @@ def tree_include_dirs(path: str | os.PathLike[str], max_levels: int = 6) -> list
     return unique
 
 
+@functools.lru_cache(maxsize=256)
+def interface_header_dirs(directories: tuple[str, ...]) -> tuple[str, ...]:
+    """Cache dirs with the qaic-style header of each FastRPC `.idl` in these dirs whose header the tree lacks."""
+    found = []
+    for directory in directories:
+        for idl_path in sorted(Path(directory).glob("*.idl")):
+            header = idl_path.stem + ".h"
+            if any((Path(other) / header).is_file() for other in directories):
+                continue
+            generated = generated_include_dir(idl_path)
+            if generated is not None and generated not in found:
+                found.append(generated)
+    return tuple(found)
+
+
 def sdk_include_dirs(sdk_root: str) -> list[str]:
     root = Path(sdk_root)
     return [str(root / sub) for sub in _SDK_INCLUDE_SUBDIRS if (root / sub).is_dir()]
@@ -177,6 +194,8 @@ def arguments_for(path: str, role: str, settings: ParseSettings) -> list[str]:
     sdk = sdk_include_dirs(settings.sdk_root) if settings.sdk_root else []
     # The stand-ins are searched after the tree's own dirs and the SDK's, so real headers always win.
     sdk_and_stubs = [flag for directory in sdk for flag in ("-isystem", directory)]
+    for directory in interface_header_dirs(tuple(tree_include_dirs(path))):
+        sdk_and_stubs += ["-isystem", directory]
     sdk_and_stubs += ["-isystem", str(stubs_dir() / "common")]
     builtin = ["-isystem", str(builtin_include_dir())]
     if role == KERNEL:

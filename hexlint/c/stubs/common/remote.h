@@ -157,15 +157,42 @@ struct remote_rpc_get_uri {
     uint32_t uri_len;
 };
 
-enum remote_system_request_id {
-    FASTRPC_GET_ASYNC_FD,
-    FASTRPC_GET_DOMAINS,
+/* Subsystem types and the domain list returned by remote_system_request(FASTRPC_GET_DOMAINS). */
+enum fastrpc_subsystem_type {
+    FASTRPC_LPASS = 1,
+    FASTRPC_HPASS = 2,
+    FASTRPC_NSP = 3,
 };
 
-typedef struct remote_system_request {
-    enum remote_system_request_id id;
-    void *data;
-} remote_system_request_t;
+#define DOMAINS_LIST_FLAGS_SET_TYPE(flags, type) (((flags) & ~0x3u) | ((uint32_t) (type) & 0x3u))
+
+typedef struct {
+    int id;
+    char name[MAX_DOMAIN_NAMELEN];
+    int type;
+    int status;
+    uint32_t card;
+    uint32_t ss_id;
+} fastrpc_domain;
+
+typedef struct {
+    fastrpc_domain *domains;
+    int max_domains;
+    int num_domains;
+    uint32_t flags;
+    uint64_t reserved;
+} fastrpc_domains_info;
+
+enum system_req_id {
+    FASTRPC_GET_DOMAINS = 0,
+};
+
+typedef struct {
+    enum system_req_id id;
+    union {
+        fastrpc_domains_info sys;
+    };
+} system_req_payload;
 
 int remote_handle_open(const char *name, remote_handle *ph);
 int remote_handle64_open(const char *name, remote_handle64 *ph);
@@ -176,7 +203,7 @@ int remote_handle64_close(remote_handle64 h);
 int remote_handle_control(uint32_t req, void *data, uint32_t datalen);
 int remote_handle64_control(remote_handle64 h, uint32_t req, void *data, uint32_t datalen);
 int remote_session_control(uint32_t req, void *data, uint32_t datalen);
-int remote_system_request(remote_system_request_t *req);
+int remote_system_request(system_req_payload *req);
 int remote_mmap(int fd, uint32_t flags, uint32_t vaddrin, int size, uint32_t *vaddrout);
 int remote_munmap(uint32_t vaddrout, int size);
 int remote_mmap64(int fd, uint32_t flags, uint64_t vaddrin, int64_t size, uint64_t *vaddrout);

@@ -27,6 +27,13 @@ typedef enum {
 } HAP_dcvs_exp_voltage_corner_t;
 typedef enum { HAP_CLK_PERF_HIGH, HAP_CLK_PERF_LOW } HAP_clk_perf_mode_t;
 typedef enum {
+    HAP_DCVS_V2_BALANCED_MODE,
+    HAP_DCVS_V2_POWER_SAVER_MODE,
+    HAP_DCVS_V2_POWER_SAVER_AGGRESSIVE_MODE,
+    HAP_DCVS_V2_PERFORMANCE_MODE,
+    HAP_DCVS_V2_DUTY_CYCLE_MODE,
+} HAP_dcvs_v2_dcvs_option;
+typedef enum {
     HAP_POWER_UNKNOWN_CLIENT_CLASS = 0,
     HAP_POWER_VOICE_CLIENT_CLASS = 1,
     HAP_POWER_COMPUTE_CLIENT_CLASS = 2,
