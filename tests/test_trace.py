@@ -258,3 +258,20 @@ def test_a_start_and_a_stop_under_the_same_condition_are_balanced(tmp_path: Path
         """,
     )
     assert unbalanced(project) == [(line_of(tmp_path, "htp_trace_event_start(tr, HTP_TRACE_EVT_INIT"), "Trace")]
+
+
+def test_exempt_functions_are_not_reported(tmp_path: Path) -> None:
+    project = kernel_project(
+        tmp_path,
+        """
+        static void fill_thread(unsigned int n, unsigned int i, void * data) { ((float *) data)[i] = (float) n; }
+        int op_fill(void * pool, float * dst) {
+            worker_pool_run_func(pool, fill_thread, dst, 2);
+            return 0;
+        }
+        """,
+    )
+    options = dict(find_rule("HX106").options)
+    assert coverage(project, options) == ["fill_thread"]
+    options["exempt_functions"] = ["fill_*"]
+    assert coverage(project, options) == []

@@ -9,7 +9,7 @@ from typing import Any
 from hexlint.c.index import Project, UnitIndex
 from hexlint.c.node import Node
 from hexlint.checks._kernel_params import kernel_call_graph
-from hexlint.checks._trace import covered, entry_points, kernel_text, settings_from
+from hexlint.checks._trace import covered, entry_points, kernel_text, matches, settings_from
 from hexlint.core import Diagnostic, Related, Severity
 
 CODE = "HX106"
@@ -22,7 +22,8 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
     graph = kernel_call_graph(project)
     start = settings.start_functions[0] if settings.start_functions else "htp_trace_event_start"
     stop = settings.stop_functions[0] if settings.stop_functions else "htp_trace_event_stop"
-    reported: set[str] = set()
+    exempt = tuple(str(pattern) for pattern in options.get("exempt_functions", ()))
+    reported: set[str] = {name for name in text.functions if matches(name, exempt)}
     for entry in entry_points(project, settings, text):
         if not entry.workers:
             if entry.name not in reported and not covered(text, graph, entry.name, settings):
