@@ -28,10 +28,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hexlint.elf import DebugInfo, ElfImage, FunctionSymbol, SourceLocation
 from hexlint.hexagon.cfg import FunctionCfg, build_cfg
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # hexlint.elf imports pyelftools: only a run that audits a binary pays for that import
+    from hexlint.elf import ElfImage, FunctionSymbol, SourceLocation
     from hexlint.hexagon.decode import Instruction, Packet
 
 STACK_BASES = ("r29", "r30")
@@ -268,6 +268,8 @@ def _audit_image(
             low = _bisect_left(addresses, symbol.address)
             high = _bisect_left(addresses, symbol.end)
             functions.append(audit_function(symbol, packets[low:high], image, settings))
+    from hexlint.elf import DebugInfo
+
     debug = DebugInfo(image)
     notes = []
     if not image.has_symbols:
