@@ -177,3 +177,23 @@ def test_hx202_counts_innermost_loops_by_default_and_every_loop_with_scope_all()
     (finding,) = hx202_scalar_spill_in_loop.check(library, {"max_inloop_scalar_spills": 0, "scope": "all"})
     assert finding.code == "HX202" and finding.span.address == 0x104
     assert list(hx202_scalar_spill_in_loop.check(library, {"max_inloop_scalar_spills": -1, "scope": "all"})) == []
+
+
+def test_hx201_advice_depends_on_calls_in_the_spilling_loop():
+    from hexlint.binary.audit import LibraryAudit
+    from hexlint.checks import hx201_vector_spill_in_loop
+
+    with_call = [
+        nop(0x100),
+        packet(0x104, call(0x104, 0x900)),
+        packet(0x108, load(0x108, "r29", 128), jump(0x10C, 0x104, conditional=True)),
+        packet(0x110, ret(0x110)),
+    ]
+    without_call = hardware_loop([packet(0x200, store(0x200, "r29", 256)), packet(0x204, load(0x204, "r29", 256))])
+    messages = []
+    for packets in (with_call, without_call):
+        library = LibraryAudit(path="lib.so", cpu=0x73, image=None, functions=(audit(packets),))
+        (finding,) = hx201_vector_spill_in_loop.check(library, {})
+        messages.append(finding.message)
+    assert "preserved across a call" in messages[0] and "0 stores, 1 reload" in messages[0]
+    assert "fewer vectors live" in messages[1] and "1 round trip" in messages[1]

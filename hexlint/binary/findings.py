@@ -81,4 +81,6 @@ def loop_related(audit: LibraryAudit, function: FunctionAudit, counts: Mapping[i
 
 
 def plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+    if count == 1:
+        return f"{count} {word}"
+    return f"{count} {word}es" if word.endswith(("s", "sh", "ch", "x")) else f"{count} {word}s"

@@ -22,10 +22,15 @@ def check(audit: LibraryAudit, options: Mapping[str, Any]) -> Iterator[Diagnosti
         stores = sum(1 for access in spills if access.is_store)
         per_loop = Counter(access.loop for access in spills)
         trips = sum(loop.round_trips for loop in function.loops if loop.depth == 1)
+        calling_loops = {loop.header for loop in function.loops if loop.calls}
+        if any(access.loop in calling_loops for access in spills):
+            # No HVX register survives a call: vectors live across a call in the loop are saved and reloaded each time.
+            advice = "move the calls out of the loop or inline them, since no HVX register is preserved across a call"
+        else:
+            advice = "keep fewer vectors live in the loop (less unrolling, split the loop, reuse accumulators)"
         message = (
             f"`{function.name}` spills HVX vectors inside loops: {plural(stores, 'store')}, "
-            f"{plural(len(spills) - stores, 'reload')}, {plural(trips, 'round trip')} (allowed {threshold}); "
-            "keep fewer vectors live in the loop (less unrolling, split the loop, reuse accumulators)"
+            f"{plural(len(spills) - stores, 'reload')}, {plural(trips, 'round trip')} (allowed {threshold}); {advice}"
         )
         counts = {header: plural(count, "vector spill access") for header, count in per_loop.items() if header}
         yield make_diagnostic(
