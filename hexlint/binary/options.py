@@ -26,7 +26,12 @@ def add_binary_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--func", metavar="REGEX", help="audit only functions whose name matches REGEX (re.search)")
     group.add_argument("--max-inloop-vspills", type=_count, metavar="N", help="in-loop vector spills allowed (0)")
-    group.add_argument("--max-inloop-sspills", type=_count, metavar="N", help="in-loop scalar spills allowed")
+    group.add_argument(
+        "--max-inloop-sspills",
+        type=_count,
+        metavar="N",
+        help="scalar spills allowed in innermost loops (turns HX202 on)",
+    )
     group.add_argument("--max-promotions", type=_count, metavar="N", help="promotions allowed per function (0)")
     group.add_argument("--max-inloop-divisions", type=_count, metavar="N", help="in-loop division calls allowed (0)")
     group.add_argument("--dma-pattern", metavar="REGEX", help="names of DMA worker functions (HX205)")
