@@ -44,6 +44,11 @@ def strict_audit(library: Path):
     return diagnostics, report, args
 
 
+def test_every_twin_library_has_a_sidecar():
+    covered = {tomllib.loads(path.read_text())["library"] for path in SIDECARS}
+    assert {library.name for library in TWINS.glob("*.so")} == covered
+
+
 def test_there_are_twins_for_every_binary_rule():
     codes = {expect["code"] for path in SIDECARS for expect in tomllib.loads(path.read_text()).get("expect", [])}
     assert codes >= BINARY_CODES, f"no twin for {sorted(BINARY_CODES - codes)}"
