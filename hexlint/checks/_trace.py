@@ -112,11 +112,13 @@ class KernelText:
 
     def calls_with_arguments(self, name: str, callees: Iterable[str]) -> Iterator[tuple[str, list[str]]]:
         """(callee, argument texts) for each textual call of one of `callees` in the function."""
-        wanted = "|".join(re.escape(callee) for callee in callees)
-        if not wanted:
+        names = tuple(callee.encode() for callee in callees)
+        if not names:
             return
-        pattern = re.compile(rb"\b(" + wanted.encode() + rb")\s*\(")
+        pattern = re.compile(rb"\b(" + b"|".join(re.escape(callee) for callee in names) + rb")\s*\(")
         for chunk in self.chunks(name):
+            if not any(callee in chunk for callee in names):
+                continue  # a substring test is far cheaper than the regex on the many chunks without a call
             for match in pattern.finditer(chunk):
                 yield match.group(1).decode(), _split_arguments(chunk, match.end())
 
@@ -195,11 +197,14 @@ def entry_points(project: Project, settings: TraceSettings, text: KernelText) ->
     # A dispatch target inside another entry (`case HTP_OP_ADD: hvx_add_f32(...)` in op_binary) is not an entry.
     inner = {callee for name in candidates for callee in _reachable(graph, name) if callee != name}
     entries = []
+    started: dict[str, list[str]] = {}
     for name in sorted(candidates - inner):
         unit, node = text.functions[name]
         workers: list[str] = []
         for function in sorted(_reachable(graph, name)):
-            for worker in workers_started_by(text, function, settings, callers):
+            if function not in started:
+                started[function] = workers_started_by(text, function, settings, callers)
+            for worker in started[function]:
                 if worker not in workers:
                     workers.append(worker)
         entries.append(EntryPoint(name, unit, node, dispatch.get(name, frozenset()), tuple(workers)))
