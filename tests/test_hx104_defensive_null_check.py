@@ -44,9 +44,7 @@ def test_one_finding_per_condition_lists_every_pointer(tmp_path: Path) -> None:
         "}\n"
     )
     (finding,) = findings(tmp_path, body)
-    assert "`octx` (internal framework pointer)" in finding.message
-    assert "`octx->ctx` (internal framework pointer)" in finding.message
-    assert "`octx->dst` (required operand)" in finding.message
+    assert "internal framework pointers `octx`, `octx->ctx` and required operand `octx->dst`" in finding.message
 
 
 def test_internal_names_are_configuration(tmp_path: Path) -> None:

@@ -326,12 +326,15 @@ _WHAT = {
 
 
 def _describe(checked: list[CheckedPointer]) -> str:
-    reasons = {pointer.reason for pointer in checked}
-    if len(reasons) == 1:
-        singular, plural = _WHAT[checked[0].reason]
-        names = ", ".join(f"`{pointer.text}`" for pointer in checked)
-        return f"{singular if len(checked) == 1 else plural} {names}"
-    return ", ".join(f"`{pointer.text}` ({_WHAT[pointer.reason][0]})" for pointer in checked)
+    """ "required operands `q`, `k`" or "internal framework pointers `ctx`, `params` and required operand `dst`"."""
+    groups: dict[str, list[str]] = {}
+    for pointer in checked:
+        groups.setdefault(pointer.reason, []).append(f"`{pointer.text}`")
+    parts = []
+    for reason, names in groups.items():
+        singular, plural = _WHAT[reason]
+        parts.append(f"{singular if len(names) == 1 else plural} {', '.join(names)}")
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _finding(identity: RuleIdentity, unit: UnitIndex, checked: list[CheckedPointer], macro: str) -> Diagnostic:
