@@ -346,3 +346,12 @@ def test_fastrpc_interface_header_is_generated_from_the_trees_idl(tmp_path: Path
     unit = parse_kernel(kernel_file(tmp_path, source))
     assert messages(unit) == []
     assert not (tmp_path / "htp" / "demo_iface.h").exists()  # generated outside the tree, never into it
+
+
+def test_arguments_libclang_rejects_give_an_unusable_unit_and_one_hx002(tmp_path: Path) -> None:
+    path = kernel_file(tmp_path, "int x;\n")
+    unit = parse_kernel(path, extra_arguments=("--target=not-a-target",))
+    assert not unit.usable
+    assert [diagnostic.code for diagnostic in unit.diagnostics] == ["HX002"]
+    assert unit.diagnostics[0].span.path == str(path)
+    assert index.UnitIndex(unit).functions == {}

@@ -222,7 +222,9 @@ def parse_unit(path: str, role: str, settings: ParseSettings, index: cindex.Inde
     try:
         translation_unit = (index or cindex.Index.create()).parse(path, args=arguments, options=options)
     except cindex.TranslationUnitLoadError:
-        failure = _parse_error(path, None, None, "libclang could not parse this file at all")
+        failure = _parse_error(
+            path, None, None, "libclang could not parse this file at all (unsupported target or flag?)"
+        )
         return ParsedUnit(path, role, None, [failure], tuple(arguments))
     return ParsedUnit(path, role, translation_unit, list(parse_errors(translation_unit, path)), tuple(arguments))
 
