@@ -411,7 +411,7 @@ def _decode_st(word: int, address: int, packet: int, ext: int | None) -> Instruc
         raw = mode << 9 | ((word >> 13) & 1) << 8 | (word & 0xFF)
         return _store_access(word, address, kind, data, False, base, _imm(raw, 11, size, True, ext), ext)
     if not word & 0x01000000:
-        return _unknown(word, address, "SYSTEM")
+        return _decode_system_a(word, address)
     size = _store_size(word, kind, False)
     modifier = f"m{(word >> 13) & 1}"
     if mode == 0:  # circular
@@ -437,6 +437,18 @@ def _decode_st(word: int, address: int, packet: int, ext: int | None) -> Instruc
         cond = _cond_text(word & 3, bool(word & 4), bool(word & 0x2000))
         return _store_access(word, address, kind, data, False, "abs", value, ext, cond)
     return _store_access(word, address, kind, data, False, base, 0, ext, post=True, index=f"{modifier}:brev")
+
+
+_DMA_RESULTS = {1: "dmwait", 2: "dmpoll", 3: "dmpause"}
+
+
+def _decode_system_a(word: int, address: int) -> Instruction:
+    """ICLASS 1010 with bits 27/24 = 1/0: barriers, DMA engine control; rD = dmwait/dmpoll/dmpause write a register."""
+    mnemonic = _DMA_RESULTS.get((word >> 5) & 7) if word & 0x0FE00000 == 0x08000000 else None
+    if mnemonic is None:
+        return _unknown(word, address, "SYSTEM")
+    dest = word & 31
+    return _instruction(address, word, "SYSTEM", mnemonic, f"{_R[dest]} = {mnemonic}", writes=_OTHER_WRITE[dest])
 
 
 def _store_size(word: int, kind: int, new_low: bool) -> int:
