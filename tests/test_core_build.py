@@ -198,7 +198,7 @@ def test_every_kernel_params_field_is_written_by_the_host_and_read_by_its_kernel
     assert unread == []
 
 
-COMPUTE_FUNCTION = re.compile(r"^static (?:inline )?\w+ (\w+)\(", re.M)
+COMPUTE_FUNCTION = re.compile(r"^static (?:inline )?(?:__attribute__\(\(\w+\)\) )?\w+ (\w+)\(", re.M)
 REMARK = re.compile(r"^[^:]+:(\d+):\d+: remark: (.*) generated in loop")
 
 
