@@ -11,6 +11,7 @@ import hashlib
 import os
 import re
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,7 +107,8 @@ def generated_include_dir(idl_path: str | os.PathLike[str]) -> str | None:
     if not target.is_file():
         try:
             directory.mkdir(parents=True, exist_ok=True)
-            partial = directory / f".{target.name}.{os.getpid()}"
+            # Unique per process and thread: the engine parses files in threads that may get here together.
+            partial = directory / f".{target.name}.{os.getpid()}.{threading.get_ident()}"
             partial.write_text(header, encoding="utf-8")
             os.replace(partial, target)
         except OSError:
