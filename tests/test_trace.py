@@ -186,9 +186,12 @@ def test_compute_events_are_configuration(tmp_path: Path) -> None:
     project = kernel_project(
         tmp_path,
         """
+        typedef long HVX_Vector __attribute__((__vector_size__(128)));
         static void copy(unsigned int n, unsigned int i, void * data) {
             htp_trace_event_start((struct htp_thread_trace *) data, HTP_TRACE_EVT_DMA, (uint16_t) i);
             htp_trace_event_stop((struct htp_thread_trace *) data, HTP_TRACE_EVT_DMA, (uint16_t) (i + n));
+            HVX_Vector * v = (HVX_Vector *) data;
+            v[1] = v[0];
         }
         int op_copy(void * pool) {
             worker_pool_run_func(pool, copy, 0, 2);
@@ -199,6 +202,10 @@ def test_compute_events_are_configuration(tmp_path: Path) -> None:
     assert coverage(project) == ["copy"]
     options = dict(find_rule("HX106").options)
     options["compute_events"] = ["HTP_TRACE_EVT_*"]
+    assert coverage(project, options) == []
+    # Without vector compute the DMA events are enough.
+    options = dict(find_rule("HX106").options)
+    options["compute_markers"] = ["nothing_matches_*"]
     assert coverage(project, options) == []
 
 
@@ -275,3 +282,27 @@ def test_exempt_functions_are_not_reported(tmp_path: Path) -> None:
     assert coverage(project, options) == ["fill_thread"]
     options["exempt_functions"] = ["fill_*"]
     assert coverage(project, options) == []
+
+
+def test_a_call_through_a_pointer_may_be_compute_so_dma_events_do_not_cover_it(tmp_path: Path) -> None:
+    project = kernel_project(
+        tmp_path,
+        """
+        struct ctx {
+            struct htp_thread_trace * trace;
+            void (*vec_dot)(float * dst, unsigned int i);
+            float * dst;
+        };
+        static void dot_thread(unsigned int n, unsigned int i, void * data) {
+            struct ctx * c = (struct ctx *) data;
+            htp_trace_event_start(c->trace, HTP_TRACE_EVT_DMA, (uint16_t) i);
+            htp_trace_event_stop(c->trace, HTP_TRACE_EVT_DMA, (uint16_t) n);
+            c->vec_dot(c->dst, i);
+        }
+        int op_dot(void * pool, struct ctx * c) {
+            worker_pool_run_func(pool, dot_thread, c, 2);
+            return 0;
+        }
+        """,
+    )
+    assert coverage(project) == ["dot_thread"]

@@ -21,6 +21,7 @@ from hexlint.checks._kernel_params import kernel_call_graph, kernel_dispatch, ma
 
 _COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
+_INDIRECT_CALL = re.compile(rb"(?:->|\.)\s*[A-Za-z_]\w*\s*\(")
 _MAX_STATES = 16
 _LOOP_PASSES = 3
 
@@ -31,6 +32,7 @@ class TraceSettings:
     stop_functions: tuple[str, ...]
     event_argument: int
     compute_events: tuple[str, ...]
+    compute_markers: tuple[str, ...]
     worker_runners: tuple[str, ...]
     worker_argument: int
     entry_patterns: tuple[str, ...]
@@ -50,6 +52,7 @@ def settings_from(options: Mapping[str, Any]) -> TraceSettings:
         stop_functions=tuple(options.get("stop_functions", ("htp_trace_event_stop",))),
         event_argument=int(options.get("event_argument", 1)),
         compute_events=tuple(options.get("compute_events", ("HTP_TRACE_EVT_HVX_*", "HTP_TRACE_EVT_HMX_*"))),
+        compute_markers=tuple(options.get("compute_markers", ("HVX_Vector*", "hmx_*"))),
         worker_runners=tuple(options.get("worker_runners", ("worker_pool_run_func", "work_queue_run"))),
         worker_argument=int(options.get("worker_argument", 1)),
         entry_patterns=tuple(options.get("entry_patterns", ("op_*",))),
@@ -88,6 +91,7 @@ class KernelText:
         self.macros = {name: _COMMENT.sub(b" ", body) for name, body in macro_bodies(project).items()}
         self.macro_names = set(self.macros)
         self._texts: dict[str, list[bytes]] = {}
+        self._words: dict[str, set[str]] = {}
 
     def chunks(self, name: str) -> list[bytes]:
         """The function's own text, then the bodies of the macros it expands (transitively)."""
@@ -106,6 +110,19 @@ class KernelText:
                     pending.append(self.macros[word])
             self._texts[name] = found
         return found
+
+    def names_any(self, name: str, patterns: Iterable[str]) -> bool:
+        """The function's text (macro bodies included) names an identifier matching one of the patterns."""
+        words = self._words.get(name)
+        if words is None:
+            words = {
+                word.decode("ascii", "replace") for chunk in self.chunks(name) for word in _IDENTIFIER.findall(chunk)
+            }
+            self._words[name] = words
+        return any(fnmatch.fnmatchcase(word, pattern) for pattern in patterns for word in words)
+
+    def calls_indirectly(self, name: str) -> bool:
+        return any(_INDIRECT_CALL.search(chunk) for chunk in self.chunks(name))
 
     def _macros_named(self, chunk: bytes) -> set[bytes]:
         return set(_IDENTIFIER.findall(chunk)) & self.macro_names
@@ -260,18 +277,23 @@ def _resolve_function(text: KernelText, function: str, argument: str, callers: M
 
 
 def covered(text: KernelText, graph: Mapping[str, set[str]], name: str, settings: TraceSettings) -> bool:
-    """The function, or a function it calls, starts a compute trace event."""
-    seen = {name}
-    pending = [name]
-    while pending:
-        current = pending.pop()
-        if current in text.functions and starts_compute_event(text, current, settings):
-            return True
-        for callee in graph.get(current, ()):
-            if callee not in seen:
-                seen.add(callee)
-                pending.append(callee)
-    return False
+    """The function (with what it calls) traces its compute; one that does no vector compute may trace with any event.
+
+    A DMA-only worker (a row gather through the DMA queue) is traced by the queue's DMA events; a worker that uses
+    HVX must bracket that compute in a compute event.
+    """
+    functions = [function for function in _reachable(graph, name) if function in text.functions]
+    if any(starts_compute_event(text, function, settings) for function in functions):
+        return True
+    if any(
+        text.names_any(function, settings.compute_markers) or text.calls_indirectly(function) for function in functions
+    ):
+        return False  # vector compute, or a call through a pointer that may be compute (`mmctx->vec_dot(...)`)
+    return any(starts_any_event(text, function, settings) for function in functions)
+
+
+def starts_any_event(text: KernelText, name: str, settings: TraceSettings) -> bool:
+    return any(True for _call in text.calls_with_arguments(name, settings.start_functions))
 
 
 # ---------------------------------------------------------------- balance (HX107)
