@@ -1241,71 +1241,97 @@ def decode_packets(code: bytes, base_address: int, cpu: int = 0x73) -> list[Pack
 
 
 def _decode_words(words: tuple[int, ...], base_address: int) -> list[Packet]:
-    """Packets end at parse bits 11 or 00 (duplex), i.e. where bits 15 and 14 are equal, and never after four words.
-    Code repeats itself: a word decoded once (with the same extender) is copied from `templates` with its new address,
-    unless it is PC-relative."""
-    count = len(words)
-    ends = [index for index, word in enumerate(words) if not (word ^ (word >> 1)) & 0x4000]
-    if not ends or ends[-1] != count - 1:
-        ends.append(count - 1)
+    """One pass over the words. A packet ends at parse bits 11 or 00 (a duplex), and never after four words; the
+    parse bits 10 of its first and second words mark :endloop0 and :endloop1. Code repeats itself: a word decoded once
+    (with the same extender) is copied from a template with its new address, unless it is PC-relative."""
     packets: list[Packet] = []
     append_packet = packets.append
-    decoders = _DECODERS
-    new, set_attributes, instruction_class, packet_class = _new, _set, Instruction, Packet
-    templates: dict[int | tuple[int, int], tuple[dict[str, object], ...]] = {}
-    start = 0
-    for end in ends:
-        while start <= end:
-            stop = end + 1 if end - start < 4 else start + 4
-            packet_address = base_address + 4 * start
-            instructions: list[Instruction] = []
-            ext: int | None = None
-            address = packet_address
-            for index in range(start, stop):
-                word = words[index]
-                key = word if ext is None else (word, ext)
-                cached = templates.get(key)
-                if cached is not None:
-                    for template in cached:
-                        instruction = new(instruction_class)
-                        attributes = template.copy()
-                        attributes["address"] = address
-                        set_attributes(instruction, "__dict__", attributes)
-                        instructions.append(instruction)
-                elif word & 0xC000:
-                    try:
-                        instruction = decoders[word >> 28](word, address, packet_address, ext)
-                    except Exception:  # a decoder bug must never take the audit down: the word becomes UNKNOWN
-                        instruction = _unknown(word, address, "UNKNOWN")
-                    instructions.append(instruction)
-                    if instruction.target is None and instruction.loop_setup is None:
-                        templates[key] = (instruction.__dict__,)
-                else:
-                    try:
-                        halves = _decode_duplex(word, address, ext)
-                    except Exception:  # as above
-                        halves = (_unknown(word, address, "UNKNOWN"),)
-                    instructions.extend(halves)
-                    templates[key] = tuple(half.__dict__ for half in halves)
-                ext = ((word >> 16 & 0xFFF) << 14 | (word & 0x3FFF)) << 6 if word < 0x10000000 else None
-                address += 4
-            endloop = _NO_ENDLOOP
-            if stop - start > 1:
-                first = words[start] & 0xC000 == 0x8000
-                second = stop - start > 2 and words[start + 1] & 0xC000 == 0x8000
-                if first or second:
-                    endloop = _ENDLOOPS[first + 2 * second - 1]
-            packet = new(packet_class)
-            set_attributes(
-                packet,
-                "__dict__",
-                {
-                    "address": packet_address,
-                    "size": 4 * (stop - start),
-                    "instructions": tuple(instructions),
-                    "endloop": endloop,
-                },
-            )
-            append_packet(packet)
-            start = stop
+    templates: dict[int | tuple[int, int], dict[str, object]] = {}
+    duplex_templates: dict[int | tuple[int, int], tuple[dict[str, object], ...]] = {}
+    get_template = templates.get
+    new, set_attributes, instruction_class = _new, _set, Instruction
+    instructions: list[Instruction] = []
+    append = instructions.append
+    packet_address = address = base_address
+    size = 0
+    markers = 0  # bit 0: first word's parse bits are 10, bit 1: second word's
+    ext: int | None = None
+    for word in words:
+        parse = word & 0xC000
+        if parse:
+            template = get_template(word if ext is None else (word, ext))
+            if template is None:
+                append(_decode_single(word, address, packet_address, ext, templates))
+            else:
+                instruction = new(instruction_class)
+                attributes = template.copy()
+                attributes["address"] = address
+                set_attributes(instruction, "__dict__", attributes)
+                append(instruction)
+            if parse == 0x8000 and size < 8:
+                markers |= 1 if size == 0 else 2
+        else:
+            instructions.extend(_decode_duplex_cached(word, address, ext, duplex_templates))
+        size += 4
+        address += 4
+        if parse == 0xC000 or not parse or size == 16:
+            append_packet(_close_packet(packet_address, size, instructions, markers))
+            instructions = []
+            append = instructions.append
+            packet_address = address
+            size = markers = 0
+            ext = None
+        else:
+            ext = ((word >> 16 & 0xFFF) << 14 | (word & 0x3FFF)) << 6 if word < 0x10000000 else None
+    if instructions:  # a packet cut short by the end of the bytes
+        append_packet(_close_packet(packet_address, size, instructions, markers))
     return packets
+
+
+def _close_packet(address: int, size: int, instructions: list[Instruction], markers: int) -> Packet:
+    # :endloop0 needs a second word and :endloop1 a third: a shorter packet was cut short, its marker is void
+    markers &= (0, 0, 1, 3, 3)[size // 4]
+    packet = _new(Packet)
+    endloop = _ENDLOOPS[markers - 1] if markers else _NO_ENDLOOP
+    _set(
+        packet, "__dict__", {"address": address, "size": size, "instructions": tuple(instructions), "endloop": endloop}
+    )
+    return packet
+
+
+def _decode_single(
+    word: int,
+    address: int,
+    packet_address: int,
+    ext: int | None,
+    templates: dict[int | tuple[int, int], dict[str, object]],
+) -> Instruction:
+    try:
+        instruction = _DECODERS[word >> 28](word, address, packet_address, ext)
+    except Exception:  # a decoder bug must never take the audit down: the word becomes UNKNOWN
+        instruction = _unknown(word, address, "UNKNOWN")
+    if instruction.target is None and instruction.loop_setup is None:
+        templates[word if ext is None else (word, ext)] = instruction.__dict__
+    return instruction
+
+
+def _decode_duplex_cached(
+    word: int, address: int, ext: int | None, templates: dict[int | tuple[int, int], tuple[dict[str, object], ...]]
+) -> tuple[Instruction, ...]:
+    key = word if ext is None else (word, ext)
+    cached = templates.get(key)
+    if cached is not None:
+        halves = []
+        for template in cached:
+            instruction = _new(Instruction)
+            attributes = template.copy()
+            attributes["address"] = address
+            _set(instruction, "__dict__", attributes)
+            halves.append(instruction)
+        return tuple(halves)
+    try:
+        decoded = _decode_duplex(word, address, ext)
+    except Exception:  # as above
+        decoded = (_unknown(word, address, "UNKNOWN"),)
+    templates[key] = tuple(half.__dict__ for half in decoded)
+    return decoded
