@@ -23,6 +23,7 @@ _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 class NullCheckSettings:
     internal_pointer_names: tuple[str, ...]
     internal_pointer_types: tuple[str, ...]
+    worker_data_names: tuple[str, ...]
     internal_members: tuple[str, ...]
     operand_array: str
     required_operand_slots: tuple[tuple[str, tuple[int, ...]], ...]
@@ -39,6 +40,7 @@ class NullCheckSettings:
         return NullCheckSettings(
             internal_pointer_names=string_list(options, "internal_pointer_names"),
             internal_pointer_types=string_list(options, "internal_pointer_types"),
+            worker_data_names=string_list(options, "worker_data_names"),
             internal_members=string_list(options, "internal_members"),
             operand_array=str(options.get("operand_array", "src")),
             required_operand_slots=tuple(
@@ -176,6 +178,7 @@ class _Resolver:
         self.names = names
         self.function_text = unit.source_bytes(function.path)[function.start_offset : function.end_offset]
         self.variables: dict[Node, str | None] = {}
+        self.callback: bool | None = None
 
     def classify(self, tested: Node) -> CheckedPointer | None:
         node = tested.unwrapped()
@@ -214,6 +217,8 @@ class _Resolver:
         if declaration.kind not in ("PARM_DECL", "VAR_DECL") or declaration.type_kind != "POINTER":
             return None
         internal = matches_any(name, self.names) or self._has_internal_type(declaration)
+        if not internal and declaration.kind == "PARM_DECL" and name in self.settings.worker_data_names:
+            internal = self._is_callback()  # `data` is internal only as the argument of a worker callback
         if declaration.kind == "PARM_DECL":
             if not internal or self._reassigned(name, 0):
                 return None
@@ -246,10 +251,20 @@ class _Resolver:
             if children and self._kind_of(children[0], depth + 1) == "internal":
                 return "internal"
         if node.kind == "DECL_REF_EXPR":
+            # A local context struct cast from a parameter (`(struct x_context *) data`) is what the framework
+            # handed in: the local's own internal name or type says so, whatever the parameter is called.
             declaration = node.referenced
-            if declaration is not None and declaration.kind == "PARM_DECL" and matches_any(node.spelling, self.names):
+            if declaration is not None and declaration.kind == "PARM_DECL":
                 return "internal"
         return None
+
+    def _is_callback(self) -> bool:
+        """Whether this function is handed to something as a value (a worker callback), not only called."""
+        if self.callback is None:
+            name = re.escape(self.function.spelling.encode())
+            data = self.unit.source_bytes(self.function.path)
+            self.callback = re.search(rb"\b%s\b(?!\s*\()" % name, data) is not None
+        return self.callback
 
     def _member_kind(self, member: Node, depth: int) -> str | None:
         children = member.children()
