@@ -16,7 +16,7 @@ import re
 import weakref
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from hexlint.c.index import Project, UnitIndex
@@ -77,8 +77,6 @@ class KernelParamsFacts:
     kernel_function_ops: Mapping[str, frozenset[str]]
     # Ops whose dispatch case calls a function defined in this run: their kernels are present.
     dispatched_ops: frozenset[str]
-    # Where each kernel function is defined: (unit, node), for rules that look inside kernel functions.
-    kernel_functions: Mapping[str, tuple[UnitIndex, Node]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -246,7 +244,7 @@ class _Gatherer:
             for name, tree in self.structs.items()
             for path, span in tree.leaves.items()
         }
-        kernel_function_ops, dispatched, kernel_functions = self._kernel_ops()
+        kernel_function_ops, dispatched = self._kernel_ops()
         host_writes: list[FieldAccess] = []
         kernel_reads: list[FieldAccess] = []
         if self.structs:
@@ -276,7 +274,6 @@ class _Gatherer:
             kernel_reads=tuple(kernel_reads),
             kernel_function_ops=kernel_function_ops,
             dispatched_ops=dispatched,
-            kernel_functions=kernel_functions,
         )
 
     # Accesses: member expressions whose base has a params struct type.
@@ -338,12 +335,8 @@ class _Gatherer:
 
     # Kernel side: dispatch cases and the call graph.
 
-    def _kernel_ops(self) -> tuple[dict[str, frozenset[str]], frozenset[str], dict[str, tuple[UnitIndex, Node]]]:
-        kernel_units = self.project.kernel_units()
-        functions: dict[str, tuple[UnitIndex, Node]] = {}
-        for unit in kernel_units:
-            for name, node in unit.functions.items():
-                functions.setdefault(name, (unit, node))
+    def _kernel_ops(self) -> tuple[dict[str, frozenset[str]], frozenset[str]]:
+        """Kernel function -> the ops whose dispatch reaches it; and the ops dispatched at all."""
         graph = kernel_call_graph(self.project)
         entries = kernel_dispatch(self.project, self.settings.op_pattern, self.settings.ignored_ops)
         function_ops: dict[str, set[str]] = defaultdict(set)
@@ -351,7 +344,7 @@ class _Gatherer:
             for name in reachable(graph, entry):
                 function_ops[name] |= ops
         dispatched = frozenset(op for ops in entries.values() for op in ops)
-        return {name: frozenset(ops) for name, ops in function_ops.items()}, dispatched, functions
+        return {name: frozenset(ops) for name, ops in function_ops.items()}, dispatched
 
     # Host side: which ops a write (or a call leading to it) is made for.
 
@@ -483,7 +476,7 @@ def member_refs_by_name(unit: UnitIndex) -> dict[str, list[Node]]:
 
 def id_of(node: Node) -> tuple[int, ...]:
     """Identity of a node across wrappers (Node equality is exact but not cheap to put in sets of tuples)."""
-    return (hash(node), node.start_offset, node.end_offset, len(node.kind))
+    return (hash(node), node.start_offset, node.end_offset)
 
 
 def _is_zero_initialiser(init_list: Node) -> bool:
