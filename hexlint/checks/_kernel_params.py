@@ -1,12 +1,14 @@
 """Cross-file facts about `*_kernel_params` structs: fields, host writes, kernel reads, and the ops each belongs to.
 
-Shared by HX101 (written, never read), HX102 (read, never written) and HX103 (recomputed in the kernel). Everything is
-gathered from the index buckets (`unit.nodes(KIND)`), descending only below the few nodes that touch a params struct.
+Shared by HX101 (written, never read), HX102 (read, never written) and HX103 (recomputed in the kernel). Member
+accesses come from the index buckets (`unit.nodes(KIND)`), only in TUs whose text names a params struct; the kernel
+call graph, macro bodies and op-code constants are read from the source bytes, which is much cheaper than visiting
+every reference node.
 
 Op attribution: a kernel function belongs to the ops whose dispatch `case` reaches it through the kernel call graph; a
-host write belongs to the ops named in the `if` conditions around it or around the calls that lead to it (`opcode ==
-HTP_OP_X`, or a predicate like `htp_op_is_unary(opcode)` whose body lists the ops), else to the ops named in the
-smallest enclosing block (`htp_opnode node(n, {}, HTP_OP_X)`). `None` means unknown: it matches every op.
+host write belongs to the ops of the `case HTP_OP_X:` or `if (opcode == HTP_OP_X)` (or a predicate such as
+`htp_op_is_unary(opcode)`, whose body lists the ops) around it or around the calls that lead to it, else to the ops
+named in the smallest enclosing block (`htp_opnode node(n, {}, HTP_OP_X)`). `None` means unknown: it matches every op.
 """
 
 from __future__ import annotations
