@@ -328,38 +328,40 @@ def audit_function(
     hvx = 0
     first_hvx = None
     seeds: set[int] = set()
-    innermost = cfg.innermost_loop_by_packet
-    for index, packet in enumerate(cfg.packets):
-        loop = innermost.get(packet.address)
-        for instruction in packet.instructions:
-            if instruction.is_hvx:
-                hvx += 1
-                first_hvx = instruction.address if first_hvx is None else first_hvx
-            for write in instruction.writes:
-                if write.source in STACK_BASES:
-                    seeds.add(index)
-            branch = instruction.branch
-            if branch is None:
-                if (instruction.float_to_double or instruction.double_arith) and not is_helper:
-                    doubles.append(
-                        DoubleOperation(
-                            instruction.address, packet.address, instruction.text, loop, instruction.float_to_double
+    packets = cfg.packets
+    for block in cfg.blocks:
+        loop = cfg.innermost_loop_by_block.get(block.start)
+        for index in range(block.first_packet, block.last_packet + 1):
+            packet = packets[index]
+            for instruction in packet.instructions:
+                if instruction.is_hvx:
+                    hvx += 1
+                    first_hvx = instruction.address if first_hvx is None else first_hvx
+                for write in instruction.writes:
+                    if write.source in STACK_BASES:
+                        seeds.add(index)
+                branch = instruction.branch
+                if branch is None:
+                    if (instruction.float_to_double or instruction.double_arith) and not is_helper:
+                        doubles.append(
+                            DoubleOperation(
+                                instruction.address, packet.address, instruction.text, loop, instruction.float_to_double
+                            )
+                        )
+                    continue
+                if branch == "call" or branch == "callr" or _is_tail_call(instruction, cfg):
+                    helper = image.name_of_target(instruction.target, instruction.address) if image else None
+                    calls.append(
+                        CallSite(
+                            address=instruction.address,
+                            packet_address=packet.address,
+                            text=instruction.text,
+                            helper=helper,
+                            loop=loop,
+                            is_promotion=not is_helper and matches_any(helper, settings.promotion_helpers),
+                            is_division=not is_helper and matches_any(helper, settings.division_helpers),
                         )
                     )
-                continue
-            if branch == "call" or branch == "callr" or _is_tail_call(instruction, cfg):
-                helper = image.name_of_target(instruction.target, instruction.address) if image else None
-                calls.append(
-                    CallSite(
-                        address=instruction.address,
-                        packet_address=packet.address,
-                        text=instruction.text,
-                        helper=helper,
-                        loop=loop,
-                        is_promotion=not is_helper and matches_any(helper, settings.promotion_helpers),
-                        is_division=not is_helper and matches_any(helper, settings.division_helpers),
-                    )
-                )
     stack_accesses = _stack_accesses(cfg, seeds)
     loops = _loop_audits(cfg, stack_accesses, calls, doubles)
     return FunctionAudit(
@@ -392,15 +394,15 @@ def _stack_accesses(cfg: FunctionCfg, seeds: set[int] | None = None) -> list[Sta
     # Nothing copies SP/FP into another register: only direct r29/r30 accesses exist, no data flow needed.
     entry_states = _derived_registers_at_blocks(cfg, seeds) if seeds else {}
     accesses = []
-    innermost = cfg.innermost_loop_by_packet
     for block in cfg.blocks:
         state = entry_states.get(block.start, {})
+        loop = cfg.innermost_loop_by_block.get(block.start)
         for index in range(block.first_packet, block.last_packet + 1):
             packet = cfg.packets[index]
             for instruction in packet.instructions:
                 memory = instruction.memory
                 if memory is not None and (memory.base in STACK_BASES or memory.base in state):
-                    accesses.append(_classify(instruction, state, packet.address, innermost.get(packet.address)))
+                    accesses.append(_classify(instruction, state, packet.address, loop))
             if state or index in seeds:
                 state = _transfer(packet, state)
     return sorted(accesses, key=lambda access: (access.address, access.text))

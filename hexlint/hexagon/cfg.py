@@ -58,8 +58,19 @@ class FunctionCfg:
     packets: tuple[Packet, ...]
     blocks: tuple[BasicBlock, ...]
     loops: tuple[Loop, ...]  # outer loops before inner ones, then by header
-    # packet address -> header of its innermost loop (absent: not in a loop)
-    innermost_loop_by_packet: dict[int, int]
+    # block start -> header of its innermost loop (absent: not in a loop)
+    innermost_loop_by_block: dict[int, int]
+
+    @functools.cached_property
+    def innermost_loop_by_packet(self) -> dict[int, int]:
+        """Packet address -> header of its innermost loop (absent: not in a loop)."""
+        result = {}
+        for block in self.blocks:
+            header = self.innermost_loop_by_block.get(block.start)
+            if header is not None:
+                for index in range(block.first_packet, block.last_packet + 1):
+                    result[self.packets[index].address] = header
+        return result
 
     @functools.cached_property
     def _loop_by_header(self) -> dict[int, Loop]:
@@ -111,13 +122,7 @@ def build_cfg(packets: Sequence[Packet], start: int | None = None, end: int | No
     for loop in loops:  # outer loops come first: an inner loop overwrites its blocks
         for block_start in loop.blocks:
             innermost_by_block[block_start] = loop.header
-    innermost = {}
-    for block in blocks:
-        header = innermost_by_block.get(block.start)
-        if header is not None:
-            for index in range(block.first_packet, block.last_packet + 1):
-                innermost[packets[index].address] = header
-    return FunctionCfg(start, end, packets, blocks, loops, innermost)
+    return FunctionCfg(start, end, packets, blocks, loops, innermost_by_block)
 
 
 @dataclass(frozen=True)
