@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_binary_support import call, insn, jump, loop_setup, nop, packet, ret
 
 from hexlint.binary.audit import audit_image
@@ -185,3 +187,61 @@ def test_every_llvm_endloop_packet_closes_a_hardware_loop_of_the_cfg(library, or
     assert closing == expected
     if "htp-core" in str(library):
         assert len(expected) > 20
+
+
+@st.composite
+def random_functions(draw):
+    """Random packet sequences with jumps (conditional or not), returns, jump tables, loop set-ups and endloops."""
+    count = draw(st.integers(min_value=1, max_value=40))
+    addresses = [0x1000 + 4 * index for index in range(count)]
+    packets = []
+    for address in addresses:
+        kind = draw(st.sampled_from(["nop", "nop", "jump", "cjump", "ret", "jumpr", "call", "setup", "endloop"]))
+        target = draw(st.sampled_from([*addresses, 0x9000]))
+        if kind == "jump":
+            packets.append(packet(address, jump(address, target)))
+        elif kind == "cjump":
+            packets.append(packet(address, jump(address, target, conditional=True)))
+        elif kind == "ret":
+            packets.append(packet(address, ret(address)))
+        elif kind == "jumpr":
+            packets.append(packet(address, insn(address, "jumpr r3", branch="jumpr")))
+        elif kind == "call":
+            packets.append(packet(address, call(address, target)))
+        elif kind == "setup":
+            packets.append(packet(address, loop_setup(address, target, loop=draw(st.sampled_from([0, 1])))))
+        else:
+            packets.append(packet(address, insn(address), endloop=frozenset(draw(st.sampled_from([{0}, {1}, {0, 1}])))))
+    return packets
+
+
+@settings(max_examples=300, deadline=None)
+@given(random_functions())
+def test_cfg_invariants_on_random_control_flow(packets):
+    cfg = build_cfg(packets)
+    starts = [block.start for block in cfg.blocks]
+    assert starts == sorted(starts) and starts[0] == packets[0].address
+    assert sum(block.last_packet - block.first_packet + 1 for block in cfg.blocks) == len(packets)
+    for block in cfg.blocks:
+        assert set(block.successors) <= set(starts)
+    by_header = {loop.header: loop for loop in cfg.loops}
+    assert len(by_header) == len(cfg.loops)
+    for loop in cfg.loops:
+        assert loop.header in loop.blocks and set(loop.latches) <= loop.blocks
+        assert loop.kind in ("hardware", "pipelined", "branch")
+        for latch in loop.latches:
+            assert loop.header in cfg.block_at(latch).successors  # a latch really jumps back to the header
+        if loop.parent is not None:
+            parent = by_header[loop.parent]
+            assert loop.blocks <= parent.blocks and loop.depth == parent.depth + 1
+        else:
+            assert loop.depth == 1
+    for address, header in cfg.innermost_loop_by_packet.items():
+        innermost = by_header[header]
+        block = cfg.block_at(address)
+        assert block.start in innermost.blocks
+        assert not any(
+            block.start in other.blocks and other.depth > innermost.depth
+            for other in cfg.loops
+            if other is not innermost
+        )
