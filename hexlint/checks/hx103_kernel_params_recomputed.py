@@ -30,7 +30,10 @@ DEFAULT_RUNTIME_FIELDS = (
 DEFAULT_RECOMPUTED_NAMES = ("*_per_thread", "*_stride", "n_*chunk*", "*_chunk", "*_chunks")
 # A right-hand side that computes something (arithmetic or a call), as opposed to copying a value along.
 _COMPUTES = re.compile(rb"[-+*/%]|<<|>>|\w\s*\(|\?")
-_PLAIN_MEMBER = re.compile(rb"^\s*\(?\s*(\w+)\s*(?:\.|->)\s*\w+\s*\)?\s*$")
+# `L.row_stride` copies out of a struct value the function built (a layout); `ctx->row_stride` out of a context
+# that someone else filled.
+_COPY_FROM_VALUE = re.compile(rb"^\s*\(?\s*\w+\s*\.\s*\w+\s*\)?\s*$")
+_COPY_THROUGH_POINTER = re.compile(rb"^\s*\(?\s*\w+\s*->\s*\w+\s*\)?\s*$")
 _ASSIGNED = re.compile(rb"\s*=(?!=)([^;]*);")  # used with match(data, pos): anchored at pos
 
 
@@ -122,7 +125,6 @@ def _recomputed_locals(
                     leaf_fields.setdefault(leaf, (read.struct, path))
         if not leaf_fields:
             continue
-        parameters = {child.spelling for child in function.children() if child.kind == "PARM_DECL"}
         data = unit.source_bytes(function.path)
         for name, target, value_start, value_end in _assignments_named(unit, function, set(leaf_fields)):
             struct, path = leaf_fields[name]
@@ -131,10 +133,9 @@ def _recomputed_locals(
             value = data[value_start:value_end]
             if any(read.path == path and read.node.line == target.line for read in reads):
                 continue
-            plain = _PLAIN_MEMBER.match(value)
-            if plain is not None and plain.group(1).decode("ascii", "replace") in parameters:
-                continue  # copied along from a context the caller filled, not computed here
-            if plain is None and not _COMPUTES.search(value):
+            if _COPY_THROUGH_POINTER.match(value):
+                continue  # copied along from a context filled elsewhere, not computed here
+            if not _COPY_FROM_VALUE.match(value) and not _COMPUTES.search(value):
                 continue
             message = (
                 f"`{name}` is computed here although the host precomputed `kparams->{path}` in struct {struct}; "
