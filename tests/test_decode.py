@@ -94,6 +94,9 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("if (p0) r2 = add(r29,#8)", {"writes": [("r2", "add_imm", "r29", 8)], "conditional": True}),
     ("r1:0 = combine(r29,r30)", {"writes": [("r1", "copy", "r29"), ("r0", "copy", "r30")]}),
     ("r5 = #-7", {"writes": [("r5", "other", None, -7)]}),
+    ("r1:0 = combine(r29,#-3)", {"writes": [("r1", "copy", "r29"), ("r0", "other", None, -3)]}),
+    ("r3:2 = combine(#5,r29)", {"writes": [("r3", "other", None, 5), ("r2", "copy", "r29")]}),
+    ("r3:2 = combine(r30,##100000)", {"index": 1, "writes": [("r3", "copy", "r30"), ("r2", "other", None, 100000)]}),
     # doubles
     ("r1:0 = convert_sf2df(r2)", {"float_to_double": True, "double_arith": False}),
     ("r1:0 = dfadd(r3:2,r5:4)", {"double_arith": True, "float_to_double": False}),

@@ -35,6 +35,7 @@ _HVX = re.compile(r"\b(?:v\d+|q[0-3]|vmem\w*|vtmp|vgather|vscatter|vhist|vwhist\
 _DOUBLE = re.compile(r"\b(?:df[\w.]+|convert_\w*df\w*)\(")
 _ADD_IMM = re.compile(r"^(?:if \([^)]*\) )?(r\d+) = add\((r\d+),#(-?0x[0-9a-f]+)\)$")
 _COPY = re.compile(r"^(?:if \([^)]*\) )?(r\d+) = (r\d+)$")
+_COMBINE = re.compile(r"^(?:if \([^)]*\) )?r(\d+):(\d+) = combine\((r\d+|#+-?0x[0-9a-f]+),(r\d+|#+-?0x[0-9a-f]+)\)$")
 _DEST = re.compile(r"^(?:if \([^)]*\) )?r(\d+)(?::(\d+))?(?:\.[hl])? *(?:[-+&|^]|<<|>>)?= ")
 
 
@@ -201,6 +202,13 @@ def compare_instruction(oracle: OracleInstruction, ours: Instruction) -> list[st
         writes = [(w.dest, w.op, w.source, w.immediate) for w in ours.writes]
         if expected_write not in writes and (add_imm[1], "add_imm", add_imm[2], 0) not in writes:
             problems.append(f"{where}: writes {writes} lack {expected_write}")
+    combine = _COMBINE.match(text)
+    if combine:
+        writes = [(w.dest, w.op, w.source) for w in ours.writes]
+        high, low = f"r{combine[1]}", f"r{combine[2]}"
+        for dest, source in ((high, combine[3]), (low, combine[4])):
+            if source.startswith("r") and (dest, "copy", source) not in writes:
+                problems.append(f"{where}: writes {writes} lack copy {dest} = {source}")
     copy = _COPY.match(text)
     if copy:
         writes = [(w.dest, w.op, w.source) for w in ours.writes]

@@ -696,6 +696,17 @@ def _decode_alu32_7(word: int, address: int, packet: int, ext: int | None) -> In
             f"{dest} = {_hash(value, ext)}",
             writes=(_write(dest, "other", immediate=value),),
         )
+    if word & 0x0F402000 == 0x03002000:  # rDD = combine(rS,#s8) / combine(#s8,rS): one half copies rS
+        pair = word & 30
+        source = _R[(word >> 16) & 31]
+        value = _imm((word >> 5) & 0xFF, 8, 1, True, ext)
+        if word & 0x00200000:
+            text = f"{_PAIR[pair]} = combine({_hash(value, ext)},{source})"
+            writes = (_write(_R[pair + 1], "other", immediate=value), _write(_R[pair], "copy", source))
+        else:
+            text = f"{_PAIR[pair]} = combine({source},{_hash(value, ext)})"
+            writes = (_write(_R[pair + 1], "copy", source), _write(_R[pair], "other", immediate=value))
+        return _instruction(address, word, "ALU32", "combine", text, writes=writes)
     if word & 0x0F000000 == 0x04000000:  # if ([!]pU[.new]) rD = add(rS,#s8)
         source = _R[(word >> 16) & 31]
         value = _imm((word >> 5) & 0xFF, 8, 1, True, ext)
@@ -715,6 +726,13 @@ def _decode_alu32_7(word: int, address: int, packet: int, ext: int | None) -> In
 
 
 def _decode_alu32_f(word: int, address: int, packet: int, ext: int | None) -> Instruction:
+    if word & 0x0FE00000 == 0x0D000000:  # if ([!]pU[.new]) rDD = combine(rS,rT)
+        dest = word & 30
+        high, low = _R[(word >> 16) & 31], _R[(word >> 8) & 31]
+        cond = _cond_text((word >> 5) & 3, bool(word & 0x80), bool(word & 0x2000))
+        writes = (_write(_R[dest | 1], "copy", high), _write(_R[dest], "copy", low))
+        text = f"{cond}{_PAIR[dest]} = combine({high},{low})"
+        return _instruction(address, word, "ALU32", "combine", text, conditional=True, writes=writes)
     if word & 0x0FE02000 == 0x05000000:  # rDD = combine(rS,rT)
         dest = word & 31
         high, low = _R[(word >> 16) & 31], _R[(word >> 8) & 31]
