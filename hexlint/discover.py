@@ -210,6 +210,22 @@ def walk_directory(root: Path) -> Iterator[Path]:
     yield from walk(absolute_root, root, base_patterns)
 
 
+EM_HEXAGON = 164
+
+
+def is_hexagon_elf(path: Path) -> bool:
+    """A directory walk audits only Hexagon objects: build trees also hold host .so files that are not ours to audit."""
+    try:
+        with path.open("rb") as stream:
+            header = stream.read(20)
+    except OSError:
+        return False
+    if len(header) < 20 or header[:4] != b"\x7fELF":
+        return False
+    byte_order = "little" if header[5] == 1 else "big"
+    return int.from_bytes(header[18:20], byte_order) == EM_HEXAGON
+
+
 def _looks_like_elf(path: Path) -> bool:
     try:
         with path.open("rb") as stream:
@@ -228,7 +244,10 @@ def discover(paths: Sequence[str | Path]) -> Discovered:
             raise DiscoveryError(f"{given}: no such file or directory")
         if path.is_dir():
             for file in walk_directory(path):
-                (binaries if is_binary(file) else sources)[file] = None
+                if not is_binary(file):
+                    sources[file] = None
+                elif is_hexagon_elf(file):
+                    binaries[file] = None
         elif not path.is_file():
             # FIFOs, sockets and devices would block or never end; refuse them by name.
             raise DiscoveryError(f"{given}: not a regular file")
