@@ -112,13 +112,16 @@ def run_qemu(binary: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def qemu_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Case], str, int]:
+def qemu_result(tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
     if shutil.which("qemu-hexagon") is None:
         pytest.skip("needs qemu-hexagon (apt-get install qemu-user)")
-    binary = fresh_harness(tmp_path_factory.mktemp("qemu"))
-    result = run_qemu(binary)
-    cases, end = parse(result.stdout)
-    return cases, end, result.returncode
+    return run_qemu(fresh_harness(tmp_path_factory.mktemp("qemu")))
+
+
+@pytest.fixture(scope="module")
+def qemu_run(qemu_result: subprocess.CompletedProcess[str]) -> tuple[dict[str, Case], str, int]:
+    cases, end = parse(qemu_result.stdout)
+    return cases, end, qemu_result.returncode
 
 
 # ---- expected multi-device split, written from the developer guide, independent of the C code ----
@@ -366,10 +369,8 @@ def harness_records(output: str, kind: str) -> dict[str, list[str]]:
 
 
 @pytest.fixture(scope="module")
-def qemu_stdout(tmp_path_factory: pytest.TempPathFactory) -> str:
-    if shutil.which("qemu-hexagon") is None:
-        pytest.skip("needs qemu-hexagon (apt-get install qemu-user)")
-    return run_qemu(fresh_harness(tmp_path_factory.mktemp("qemu-host"))).stdout
+def qemu_stdout(qemu_result: subprocess.CompletedProcess[str]) -> str:
+    return qemu_result.stdout
 
 
 def test_supports_op_decides_from_static_properties_only(qemu_stdout: str) -> None:
