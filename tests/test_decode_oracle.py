@@ -9,6 +9,7 @@ double-precision flags, and the register writes of adds and copies.
 from __future__ import annotations
 
 import gzip
+import json
 import random
 import re
 import shutil
@@ -266,14 +267,19 @@ def oracle_listing(path: Path, cpu: int) -> str:
         command = [OBJDUMP, "-d", f"--mcpu=hexagonv{cpu:x}", str(path)]
         return subprocess.run(command, capture_output=True, text=True, check=True).stdout
     for dump in committed_dumps(path):
-        return gzip.decompress(dump.read_bytes()).decode()
+        return read_dump(dump)
     pytest.skip(f"{OBJDUMP} not installed and no committed dump next to {path.name}")
 
 
 def committed_dumps(path: Path) -> list[Path]:
-    """Ours are NAME.so.objdump.gz; the C core's are NAME.objdump.txt.gz."""
-    names = (path.name + ".objdump.gz", path.stem + ".objdump.txt.gz")
+    """Ours are NAME.so.objdump.gz; the C core's NAME.objdump.txt.gz; the binary twins' NAME.objdump.txt."""
+    names = (path.name + ".objdump.gz", path.stem + ".objdump.txt.gz", path.stem + ".objdump.txt")
     return [path.with_name(name) for name in names if path.with_name(name).exists()]
+
+
+def read_dump(dump: Path) -> str:
+    data = dump.read_bytes()
+    return (gzip.decompress(data) if dump.suffix == ".gz" else data).decode()
 
 
 def _libraries() -> list[Path]:
@@ -306,7 +312,7 @@ def test_committed_dumps_match_live_objdump() -> None:
     for library in _libraries():
         for dump in committed_dumps(library):
             _, cpu = code_sections(library)
-            committed = gzip.decompress(dump.read_bytes()).decode()
+            committed = read_dump(dump)
             live = oracle_listing(library, cpu)
             assert _without_words(parse_objdump(committed)) == _without_words(parse_objdump(live)), dump.name
 
@@ -345,27 +351,31 @@ def _as_objdump_text(text: str) -> str:
     return re.sub(r"#(-?)(\d+)(?![x\d])", lambda m: f"#{m[1]}0x{int(m[2]):x}", text)
 
 
-@pytest.mark.parametrize(
-    ("mask", "value", "extended"), [c[1:] for c in RANDOM_WORD_CLASSES], ids=[c[0] for c in RANDOM_WORD_CLASSES]
-)
-def test_random_words_agree_with_llvm_mc(mask: int, value: int, extended: bool) -> None:
-    """Random encodings of one class, each in its own packet: every one LLVM accepts must agree with hexlint."""
-    if not shutil.which(LLVM_MC):
-        pytest.skip(f"{LLVM_MC} not installed")
+RANDOM_SAMPLE = (
+    DATA / "random_words.json.gz"
+)  # the first packets of each class with LLVM's texts, for machines without LLVM
+
+
+def _random_packets(mask: int, value: int, extended: bool, count: int = 400) -> list[list[int]]:
     generator = random.Random(value ^ extended)
     duplex = mask == 0xE0002000
     packets = []
-    for _ in range(400):
+    for _ in range(count):
         word = (generator.getrandbits(32) & ~mask & ~0xC000) | value | (0 if duplex else 0xC000)
         prefix = [(generator.getrandbits(32) & 0x0FFF3FFF) | 0x4000] if extended else []
         packets.append([*prefix, word])
+    return packets
+
+
+def _disagreements(packets: list[list[int]], llvm_texts: list[list[str] | None]) -> tuple[int, list[str]]:
+    """(packets LLVM accepted, disagreements); packet k sits at 4 * len(packet) * k, as llvm-mc lays them out."""
     problems: list[str] = []
     accepted = 0
-    for index, (packet, texts) in enumerate(zip(packets, _llvm_mc_packets(packets), strict=True)):
+    for index, (packet, texts) in enumerate(zip(packets, llvm_texts, strict=True)):
         if texts is None:
             continue
         accepted += 1
-        address = 4 * len(packet) * index  # llvm-mc lays the lines out one after the other
+        address = 4 * len(packet) * index
         code = struct.pack(f"<{len(packet)}I", *packet)
         ours = [i for i in decode_packets(code, address)[0].instructions if i.iclass != "EXT"]
         if len(ours) != len(texts):
@@ -374,8 +384,40 @@ def test_random_words_agree_with_llvm_mc(mask: int, value: int, extended: bool) 
         for text, instruction in zip(texts, ours, strict=True):
             oracle = OracleInstruction(address, packet[-1], _as_objdump_text(text))
             problems.extend(f"{packet[-1]:08x} {problem}" for problem in compare_instruction(oracle, instruction))
+    return accepted, problems
+
+
+@pytest.mark.parametrize(
+    ("mask", "value", "extended"), [c[1:] for c in RANDOM_WORD_CLASSES], ids=[c[0] for c in RANDOM_WORD_CLASSES]
+)
+def test_random_words_agree_with_llvm_mc(mask: int, value: int, extended: bool) -> None:
+    """400 random encodings of one class, each in its own packet: every one LLVM accepts must agree with hexlint."""
+    if not shutil.which(LLVM_MC):
+        pytest.skip(f"{LLVM_MC} not installed (the committed sample still runs)")
+    packets = _random_packets(mask, value, extended)
+    accepted, problems = _disagreements(packets, _llvm_mc_packets(packets))
     assert accepted > 0
     assert not problems, f"{len(problems)} of {accepted} disagree:\n" + "\n".join(problems[:20])
+
+
+def test_random_words_agree_with_the_committed_llvm_mc_sample() -> None:
+    """The same check on the committed sample (the first 60 packets of every class), so it runs without LLVM."""
+    sample = json.loads(gzip.decompress(RANDOM_SAMPLE.read_bytes()))
+    assert set(sample) == {name for name, *_ in RANDOM_WORD_CLASSES}
+    total = 0
+    for name, mask, value, extended in RANDOM_WORD_CLASSES:
+        packets = _random_packets(mask, value, extended, len(sample[name]))
+        accepted, problems = _disagreements(packets, sample[name])
+        assert not problems, f"{name}: {len(problems)} of {accepted} disagree:\n" + "\n".join(problems[:20])
+        total += accepted
+    assert total > 800  # 1027 when generated
+
+
+def write_random_word_sample(count: int = 60) -> None:
+    sample = {}
+    for name, mask, value, extended in RANDOM_WORD_CLASSES:
+        sample[name] = _llvm_mc_packets(_random_packets(mask, value, extended, count))
+    RANDOM_SAMPLE.write_bytes(gzip.compress(json.dumps(sample).encode(), mtime=0))
 
 
 def test_parse_objdump_reads_packets_duplexes_and_endloops() -> None:
@@ -394,3 +436,8 @@ def test_parse_objdump_reads_packets_duplexes_and_endloops() -> None:
     assert _without_words(parse_objdump(without_raw)) == [
         (0x10584, 8, ("r4 = and(r3,#0x7)", "r5 = #0x0"), frozenset({0}))
     ]
+
+
+if __name__ == "__main__":
+    write_random_word_sample()
+    print(f"wrote {RANDOM_SAMPLE}")
