@@ -1,10 +1,21 @@
-"""Decode Hexagon packets from raw .text bytes, in process, without an SDK.
+"""Decode Hexagon packets from raw code bytes, in process, without an SDK.
 
-What the binary audit needs is decoded precisely (parse bits, packet ends, endloop markers, duplex sub-instructions,
-constant extenders, loop set-up, jumps and calls, scalar and HVX memory accesses, the register writes that carry
-stack-derived addresses, float->double conversions and double arithmetic); every other word is decoded to its class.
-The bit layouts were probed with LLVM's Hexagon assembler/disassembler (llvm-mc-22) and are checked against
-llvm-objdump-22 by tests/test_decode_oracle.py. Dispatch is on the 4-bit ICLASS, then plain bit tests: no regexes.
+What the binary audit needs is decoded precisely: parse bits and packet ends, :endloop0/1, duplex sub-instructions,
+constant extenders, loop set-up, jumps and calls with targets, scalar and HVX memory accesses, the general registers
+every instruction writes, float->double conversions and double arithmetic. Every other word keeps its class, its
+register writes and a ".word 0x...." text. Bit layouts were probed with llvm-mc-22 (assembler and disassembler);
+tests/test_decode_oracle.py holds the decoder to llvm-objdump-22 on whole libraries and to llvm-mc-22 on random words.
+Dispatch is on the 4-bit ICLASS, then plain bit tests: no regexes.
+
+Conventions the audit relies on:
+- Branch targets are absolute (packet address + offset, extenders applied); "return" is jumpr r31 or dealloc_return.
+- MemoryAccess.offset is where the access lands relative to `base` (0 for post-increment forms, whose step is
+  `increment`); vector offsets are in bytes. Absolute and absolute-set forms use base "abs", gp-relative ones "gp".
+  allocframe/deallocframe carry no MemoryAccess (they save/restore the frame), only their register writes.
+- `writes` lists every general register written (pairs as two writes), "other" unless it is a copy or an add of an
+  immediate; calls list none (the callee's clobbers are the audit's business). Duplex halves keep their own class
+  (LD, ST, ALU32, J) with is_duplex_half=True.
+- float_to_double is convert_sf2df; double_arith is every other double-precision operation.
 """
 
 from __future__ import annotations
@@ -1233,11 +1244,6 @@ def _decode_duplex(word: int, address: int, ext: int | None) -> tuple[Instructio
 
 # ---------------------------------------------------------------------------------------------------------------------
 # packets
-
-
-def decode_word(word: int, address: int, packet_address: int, ext: int | None = None) -> Instruction:
-    """Decode one non-duplex word; `ext` is the pending constant-extender value (already shifted left by 6)."""
-    return _DECODERS[word >> 28](word, address, packet_address, ext)
 
 
 def decode_packets(code: bytes, base_address: int, cpu: int = 0x73) -> list[Packet]:
