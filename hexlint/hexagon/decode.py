@@ -566,16 +566,39 @@ def _decode_j1(word: int, address: int, packet: int, ext: int | None) -> Instruc
             text = f"{dest} = {source} ; jump 0x{target:x}"
             writes = (_write(dest, "copy", source),)
         return _instruction(address, word, "J", "jump", text, branch="jump", target=target, writes=writes)
-    return _instruction(
-        address,
-        word,
-        "J",
-        "jump",
-        f"cmp ; if (p.new) jump 0x{target:x}",
-        branch="jump",
-        target=target,
-        conditional=True,
-    )
+    hint = ":t" if word & 0x2000 else ":nt"
+    negate = "!" if word & 0x00400000 else ""
+    source = _R[_SUB_R[(word >> 16) & 15]]
+    kind = (word >> 23) & 3
+    if op >> 1 == 2:  # 010x: pN = cmp.X(rS,rT)
+        pred = (word >> 12) & 1
+        compare = f"{_COMPARES[kind]}({source},{_R[_SUB_R[(word >> 8) & 15]]})"
+    else:  # 000x/001x: p0/p1 = cmp.X(rS,#U5), or the #-1 / tstbit forms
+        pred = (word >> 25) & 1
+        if kind == 3:
+            compare = _J4_SPECIAL.get((word >> 8) & 3, "cmp.eq(?)").format(source)
+        else:
+            compare = f"{_COMPARES[kind]}({source},#{(word >> 8) & 31})"
+    text = f"p{pred} = {compare}; if ({negate}p{pred}.new) jump{hint} 0x{target:x}"
+    return _instruction(address, word, "J", "jump", text, branch="jump", target=target, conditional=True)
+
+
+_COMPARES = ("cmp.eq", "cmp.gt", "cmp.gtu", "cmp.?")
+_J4_SPECIAL = {0: "cmp.eq({},#-1)", 1: "cmp.gt({},#-1)", 3: "tstbit({},#0)"}
+# new-value compare jumps by bits 26:22 >> 1 (bit 22 negates); "new" stands for the register produced in the packet
+_NV_COMPARES = {
+    0: "cmp.eq(new,{t})",
+    1: "cmp.gt(new,{t})",
+    2: "cmp.gtu(new,{t})",
+    3: "cmp.gt({t},new)",
+    4: "cmp.gtu({t},new)",
+    8: "cmp.eq(new,#{u})",
+    9: "cmp.gt(new,#{u})",
+    10: "cmp.gtu(new,#{u})",
+    11: "tstbit(new,#0)",
+    12: "cmp.eq(new,#-1)",
+    13: "cmp.gt(new,#-1)",
+}
 
 
 def _decode_j2(word: int, address: int, packet: int, ext: int | None) -> Instruction:
@@ -584,16 +607,10 @@ def _decode_j2(word: int, address: int, packet: int, ext: int | None) -> Instruc
     # new-value compare jumps: if ([!]cmp.X(rS.new,...)) jump #r9:2
     raw = ((word >> 20) & 3) << 7 | (word >> 1) & 0x7F
     target = (packet + _imm(raw, 9, 4, True, ext)) & 0xFFFFFFFF
-    return _instruction(
-        address,
-        word,
-        "J",
-        "jump",
-        f"if (cmp(r.new)) jump 0x{target:x}",
-        branch="jump",
-        target=target,
-        conditional=True,
-    )
+    form = _NV_COMPARES.get((word >> 23) & 15, "cmp.?(new)").format(t=_R[(word >> 8) & 31], u=(word >> 8) & 31)
+    negate = "!" if word & 0x00400000 else ""
+    text = f"if ({negate}{form}) jump{':t' if word & 0x2000 else ':nt'} 0x{target:x}"
+    return _instruction(address, word, "J", "jump", text, branch="jump", target=target, conditional=True)
 
 
 def _decode_j5(word: int, address: int, packet: int, ext: int | None) -> Instruction:
