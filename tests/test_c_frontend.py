@@ -56,6 +56,15 @@ AEEResult htp_iface_munmap(remote_handle64 handle, uint32 fd) {
 
 static void worker(void *arg) { (void) arg; }
 
+/* The SDK compiler's HMX intrinsics, which need no header there. */
+void hmx_tile(void *scales, void *out, unsigned int tiles) {
+    Q6_bias_mxmem2_A(scales);
+    Q6_activation_hf_mxmem_RR(tiles, 2047);
+    Q6_weight_hf_mxmem_RR(tiles, 2047);
+    Q6_mxmem_AR_after_hf(out, 0);
+    Q6_mxclracc_hf();
+}
+
 int use_everything(struct region *r, uint32_t fd) {
     char text[32];
     snprintf(text, sizeof(text), "%" PRIu64, (uint64_t) 1);

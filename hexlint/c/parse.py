@@ -207,7 +207,9 @@ def arguments_for(path: str, role: str, settings: ParseSettings) -> list[str]:
             target.append("-mhvx-ieee-fp")
         # Kernel libc stand-ins precede clang's builtins: their stddef.h wraps clang's to give NULL the target's value.
         system = [*sdk_and_stubs, "-isystem", str(stubs_dir() / "kernel"), *builtin]
-        return [*language, *target, *defines, *includes, *system, *settings.extra_arguments]
+        # The SDK compiler knows its HMX intrinsics without any header; clang needs their declarations.
+        prelude = ["-include", str(stubs_dir() / "kernel" / "hexlint_hmx_intrinsics.h")]
+        return [*language, *target, *defines, *includes, *system, *prelude, *settings.extra_arguments]
     # The host keeps its real system headers (libstdc++); the -isystem also stops libclang-ng adding its libc++.
     return [*language, "-fsyntax-only", *defines, *includes, *builtin, *sdk_and_stubs, *settings.extra_arguments]
 

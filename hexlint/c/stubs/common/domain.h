@@ -8,6 +8,11 @@
 extern "C" {
 #endif
 
+#define is_ADSP(domain_id) ((domain_id) == ADSP_DOMAIN_ID)
+#define is_MDSP(domain_id) ((domain_id) == MDSP_DOMAIN_ID)
+#define is_SDSP(domain_id) ((domain_id) == SDSP_DOMAIN_ID)
+#define is_CDSP(domain_id) ((domain_id) == CDSP_DOMAIN_ID || (domain_id) == CDSP1_DOMAIN_ID)
+
 static domain supported_domains[] = {
     {ADSP_DOMAIN_ID, ADSP_DOMAIN},
     {MDSP_DOMAIN_ID, MDSP_DOMAIN},
@@ -16,9 +21,7 @@ static domain supported_domains[] = {
     {CDSP1_DOMAIN_ID, CDSP1_DOMAIN},
 };
 
-domain *get_domain(int domain_id);
-int get_domains_info(char *domain_type, int *num_domains, void **domains_info);
-int is_valid_domain_id(int domain_id, int compute_only);
+/* get_domain(), get_domains_info() ... are defined by the sources that use them (SDK example code): not declared. */
 
 #ifdef __cplusplus
 }

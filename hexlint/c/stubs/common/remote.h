@@ -147,6 +147,13 @@ struct remote_rpc_reserve_new_session {
     uint32_t session_id;
 };
 
+typedef struct remote_rpc_effective_domain_id {
+    char *domain_name;
+    uint32_t domain_name_len;
+    uint32_t session_id;
+    uint32_t effective_domain_id;
+} remote_rpc_effective_domain_id_t;
+
 struct remote_rpc_get_uri {
     char *domain_name;
     uint32_t domain_name_len;
