@@ -138,6 +138,15 @@ def _expected_memory(text: str) -> tuple[str, int | None, bool, bool] | None:
     return (base, value - (1 << 32) if value > 0x7FFFFFFF else value, is_store, False)  # address arithmetic wraps
 
 
+def _data_register(text: str) -> str | None:
+    """The general register a scalar load writes or a store stores ("r5", "r5:4", new-values by the register)."""
+    store = re.search(r"\) = (r\d+(?::\d+)?)(?:\.new|\.h)?$", text)
+    if store:
+        return store[1]
+    load = re.match(r"^(?:if \([^)]*\) )?(r\d+(?::\d+)?) = mem", text)
+    return load[1] if load else None
+
+
 def compare_instruction(oracle: OracleInstruction, ours: Instruction) -> list[str]:
     """Every disagreement between LLVM's text and hexlint's decoded fields, as readable lines."""
     text = oracle.text
@@ -185,6 +194,12 @@ def compare_instruction(oracle: OracleInstruction, ours: Instruction) -> list[st
     )
     if memory != got_memory:
         problems.append(f"{where}: memory {got_memory} != {memory}")
+    register = _data_register(text) if memory is not None else None
+    if register is not None and ours.memory is not None and ours.memory.register != register:
+        problems.append(f"{where}: data register {ours.memory.register} != {register}")
+    for operand in re.findall(r"\br\d+\.new\b", text):  # new-value operands name their producer's register
+        if operand not in ours.text:
+            problems.append(f"{where}: new-value operand {operand} not in our text")
     if bool(_HVX.search(text)) != ours.is_hvx:
         problems.append(f"{where}: is_hvx {ours.is_hvx}")
     double = _DOUBLE.search(text)

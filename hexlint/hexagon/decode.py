@@ -61,7 +61,8 @@ class LoopSetup:
 class Instruction:
     address: int  # address of the 32-bit word (both halves of a duplex share it)
     word: int
-    iclass: str  # "ALU32", "CR", "J", "LD", "ST", "XTYPE", "SYSTEM", "HVX", "EXT", "DUPLEX", "UNKNOWN"
+    iclass: str  # "ALU32", "CR", "J", "LD", "ST", "XTYPE", "SYSTEM", "HVX", "EXT", "UNKNOWN" ("DUPLEX" is never
+    # produced: a duplex half has its own class and is_duplex_half=True)
     mnemonic: str  # best effort short name: "memw", "vmem", "jump", "call", "loop0", "dfadd", "add", ...
     text: str  # hexlint's own rendering, close to LLVM's syntax where decoded, else ".word 0x...."
     is_duplex_half: bool = False
@@ -116,7 +117,7 @@ def _memory(
     register: str | None = None,
     increment: int | None = None,
 ) -> MemoryAccess:
-    """MemoryAccess(...); an extended unsigned offset from a register wraps like the address does (##0xfff8 is -8)."""
+    """MemoryAccess(...); an extended unsigned offset from a register wraps like the address: ##0xfffffff8 is -8."""
     if offset is not None and offset > 0x7FFFFFFF and base != "abs":
         offset -= 1 << 32
     instance = _new(MemoryAccess)
@@ -285,13 +286,14 @@ def _store_access(
     base_write: RegisterWrite | None = None,
 ) -> Instruction:
     """A store of rT (or rTT, rT.h, rN.new); `new_low` says the new-value sub-type sits at bits 4:3 (not 12:11)."""
+    reg: str | None
     if kind == 5:
         spec = _NEW_STORE_TYPES[(word >> 3) & 3 if new_low else (word >> 11) & 3]
         if spec is None:
             return _unknown(word, address, "ST")
         mnemonic, size = spec
-        reg = _R[data & 7]
-        shown = f"{reg}.new"
+        reg = None  # the packet loop names the producer's register (_resolve_new_value)
+        shown = f"{_NEW_VALUE}{(data >> 1) & 3}>.new"
     else:
         spec = _STORE_TYPES.get(kind)
         if spec is None:
@@ -586,6 +588,7 @@ def _decode_j1(word: int, address: int, packet: int, ext: int | None) -> Instruc
 _COMPARES = ("cmp.eq", "cmp.gt", "cmp.gtu", "cmp.?")
 _J4_SPECIAL = {0: "cmp.eq({},#-1)", 1: "cmp.gt({},#-1)", 3: "tstbit({},#0)"}
 # new-value compare jumps by bits 26:22 >> 1 (bit 22 negates); "new" stands for the register produced in the packet
+_NEW_VALUE = "<new:"  # "<new:D>": the register written D instructions earlier in the packet, named at packet level
 _NV_COMPARES = {
     0: "cmp.eq(new,{t})",
     1: "cmp.gt(new,{t})",
@@ -607,7 +610,9 @@ def _decode_j2(word: int, address: int, packet: int, ext: int | None) -> Instruc
     # new-value compare jumps: if ([!]cmp.X(rS.new,...)) jump #r9:2
     raw = ((word >> 20) & 3) << 7 | (word >> 1) & 0x7F
     target = (packet + _imm(raw, 9, 4, True, ext)) & 0xFFFFFFFF
-    form = _NV_COMPARES.get((word >> 23) & 15, "cmp.?(new)").format(t=_R[(word >> 8) & 31], u=(word >> 8) & 31)
+    producer = f"{_NEW_VALUE}{(word >> 17) & 3}>.new"
+    form = _NV_COMPARES.get((word >> 23) & 15, "cmp.?(new)")
+    form = form.format(t=_R[(word >> 8) & 31], u=(word >> 8) & 31).replace("new", producer, 1)
     negate = "!" if word & 0x00400000 else ""
     text = f"if ({negate}{form}) jump{':t' if word & 0x2000 else ':nt'} 0x{target:x}"
     return _instruction(address, word, "J", "jump", text, branch="jump", target=target, conditional=True)
@@ -957,7 +962,10 @@ def _decode_vmem(word: int, address: int, ext: int | None) -> Instruction:
         text = f"vmem({base}+#0):scatter_release"
         access = _memory(base, 0, True, True, 128)
         return _instruction(address, word, "HVX", "vmem", text, memory=access, is_hvx=True)
-    reg = _V[word & 7] if suffix == ".new" else _V[word & 31]
+    reg: str | None = _V[word & 31]
+    shown = f"{reg}{suffix}"
+    if suffix == ".new":  # the packet loop names the producer (_resolve_new_value)
+        reg, shown = None, f"{_NEW_VALUE}{(word >> 1) & 3}>.new"
     offset: int | None
     if group == 0:
         offset = _signed(((word >> 13) & 1) << 3 | (word >> 8) & 7, 4) * 128
@@ -969,10 +977,8 @@ def _decode_vmem(word: int, address: int, ext: int | None) -> Instruction:
         offset, post, inc, operand = 0, True, None, f"{base}++m{(word >> 13) & 1}"
     nt = ":nt" if word & 0x00400000 else ""
     cond = f"if ({'!' if negated else ''}{predicate}{(word >> 11) & 3}) " if predicate else ""
-    if store:
-        text = f"{cond}{mnemonic}({operand}){nt} = {reg}{suffix}"
-    else:
-        text = f"{cond}{reg}{suffix} = {mnemonic}({operand}){nt}"
+    operation = f"{mnemonic}({operand}){nt}"
+    text = f"{cond}{operation} = {shown}" if store else f"{cond}{shown} = {operation}"
     writes = (_post_write(base, inc),) if post else ()
     access = _memory(base, offset, store, True, 128, post, reg, inc)
     return _instruction(
@@ -1302,7 +1308,7 @@ def _decode_words(words: tuple[int, ...], base_address: int) -> list[Packet]:
         if parse:
             template = get_template(word if ext is None else (word, ext))
             if template is None:
-                append(_decode_single(word, address, packet_address, ext, templates))
+                append(_decode_single(word, address, packet_address, ext, templates, instructions))
             else:
                 instruction = new(instruction_class)
                 attributes = template.copy()
@@ -1346,14 +1352,51 @@ def _decode_single(
     packet_address: int,
     ext: int | None,
     templates: dict[int | tuple[int, int], dict[str, object]],
+    earlier: list[Instruction],
 ) -> Instruction:
+    """A word the templates do not know; `earlier` holds the packet's instructions before it (for new-values)."""
     try:
         instruction = _DECODERS[word >> 28](word, address, packet_address, ext)
+        if _NEW_VALUE in instruction.text:
+            return _resolve_new_value(instruction, earlier)  # depends on the packet: never a template
     except Exception:  # a decoder bug must never take the audit down: the word becomes UNKNOWN
         instruction = _unknown(word, address, "UNKNOWN")
     if instruction.target is None and instruction.loop_setup is None:
         templates[word if ext is None else (word, ext)] = instruction.__dict__
     return instruction
+
+
+def _resolve_new_value(instruction: Instruction, earlier: list[Instruction]) -> Instruction:
+    """Name the register of a new-value operand: the one written by the instruction D places back in the packet
+    (constant extenders do not count), as LLVM prints it ("r2.new")."""
+    text = instruction.text
+    start = text.index(_NEW_VALUE)
+    end = text.index(">", start)
+    distance = int(text[start + len(_NEW_VALUE) : end])
+    producers = [i for i in earlier if i.iclass != "EXT"]
+    producer = producers[-distance] if 0 < distance <= len(producers) else None
+    if instruction.is_hvx:  # vector writes are not tracked: name it only when the producer's text does
+        written = producer.text.split(" = ")[0].split(".")[0] if producer is not None else ""
+        register = written if written[:1] == "v" and written[1:].isdigit() else "v?"
+    else:
+        register = producer.writes[0].dest if producer is not None and producer.writes else "r?"
+    attributes = dict(instruction.__dict__)
+    attributes["text"] = text[:start] + register + text[end + 1 :]
+    memory = instruction.memory
+    if memory is not None:
+        attributes["memory"] = _memory(
+            memory.base,
+            memory.offset,
+            memory.is_store,
+            memory.is_vector,
+            memory.size,
+            memory.post_increment,
+            None if register in ("r?", "v?") else register,
+            memory.increment,
+        )
+    resolved = _new(Instruction)
+    _set(resolved, "__dict__", attributes)
+    return resolved
 
 
 def _decode_duplex_cached(
