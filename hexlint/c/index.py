@@ -20,8 +20,9 @@ from hexlint.c.node import Node, file_of
 from hexlint.c.parse import ParsedUnit
 
 _CONTINUE = 1
-_realpath = functools.lru_cache(maxsize=4096)(os.path.realpath)
 _RECURSE = 2
+# Real paths are asked for every top-level declaration's file and every inclusion: resolve each path once.
+_realpath = functools.lru_cache(maxsize=4096)(os.path.realpath)
 _FUNCTION_KINDS = frozenset({"FUNCTION_DECL", "CXX_METHOD", "FUNCTION_TEMPLATE", "CONSTRUCTOR", "DESTRUCTOR"})
 
 
