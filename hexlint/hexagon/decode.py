@@ -44,8 +44,10 @@ class RegisterWrite:
 
     dest: str  # "r2"
     op: str  # "copy" (rD = rS), "add_imm" (rD = add(rS,#imm)), "other" (anything else, immediate set when a constant)
-    source: str | None = None  # "r29"
+    source: str | None = None  # "r29"; for "other", the register the result is derived from when there is one:
+    # add(rS,rT), sub(rT,rS), addasl(rT,rS,#u3) and and(rS,#imm) keep a pointer derived from it (offset unknown)
     immediate: int | None = None
+    index: str | None = None  # the other register of add/sub/addasl: a pointer may come from either operand
 
 
 @dataclass(frozen=True)
@@ -138,9 +140,14 @@ def _memory(
     return instance
 
 
-def _write(dest: str, op: str, source: str | None = None, immediate: int | None = None) -> RegisterWrite:
+def _write(
+    dest: str, op: str, source: str | None = None, immediate: int | None = None, index: str | None = None
+) -> RegisterWrite:
     instance = _new(RegisterWrite)
-    _set(instance, "__dict__", {"dest": dest, "op": op, "source": source, "immediate": immediate})
+    fields = {"dest": dest, "op": op, "source": source, "immediate": immediate}
+    if index is not None:
+        fields["index"] = index
+    _set(instance, "__dict__", fields)
     return instance
 
 
@@ -729,6 +736,11 @@ def _decode_alu32_7(word: int, address: int, packet: int, ext: int | None) -> In
             f"{dest} = {_hash(value, ext)}",
             writes=(_write(dest, "other", immediate=value),),
         )
+    if word & 0x0FC00000 == 0x06000000:  # rD = and(rS,#s10): aligning a pointer keeps it derived from rS
+        source = _R[(word >> 16) & 31]
+        value = _imm(((word >> 21) & 1) << 9 | (word >> 5) & 0x1FF, 10, 1, True, ext)
+        text = f"{dest} = and({source},{_hash(value, ext)})"
+        return _instruction(address, word, "ALU32", "and", text, writes=(_write(dest, "other", source, value),))
     if word & 0x0F402000 == 0x03002000:  # rDD = combine(rS,#s8) / combine(#s8,rS): one half copies rS
         pair = word & 30
         source = _R[(word >> 16) & 31]
@@ -772,16 +784,14 @@ def _decode_alu32_f(word: int, address: int, packet: int, ext: int | None) -> In
         pair = _PAIR[dest]
         writes = (_write(_R[dest | 1], "copy", high), _write(_R[dest & ~1], "copy", low))
         return _instruction(address, word, "ALU32", "combine", f"{pair} = combine({high},{low})", writes=writes)
-    if word & 0x0F000000 == 0x03000000 and (word >> 21) & 7 == 0:  # rD = add(rS,rT)
-        dest = _R[word & 31]
-        return _instruction(
-            address,
-            word,
-            "ALU32",
-            "add",
-            f"{dest} = add({_R[(word >> 16) & 31]},{_R[(word >> 8) & 31]})",
-            writes=(_write(dest, "other"),),
-        )
+    if word & 0x0FC00000 == 0x03000000:  # rD = add(rS,rT) / rD = sub(rT,rS): pointer plus or minus an index
+        dest, first, second = _R[word & 31], _R[(word >> 16) & 31], _R[(word >> 8) & 31]
+        if word & 0x00200000:
+            first, second = second, first
+        mnemonic = "sub" if word & 0x00200000 else "add"
+        write = _write(dest, "other", first, index=second)
+        text = f"{dest} = {mnemonic}({first},{second})"
+        return _instruction(address, word, "ALU32", mnemonic, text, writes=(write,))
     return _instruction(address, word, "ALU32", "", _word_text(word), writes=_generic_writes(word))
 
 
@@ -867,6 +877,10 @@ _DOUBLE_OPS: dict[tuple[int, int, int], str] = {
 
 def _decode_xtype(word: int, address: int, packet: int, ext: int | None) -> Instruction:
     nibble = word >> 28
+    if nibble == 0xC and word & 0x0FE02000 == 0x04000000:  # rD = addasl(rT,rS,#u3): rT + (rS << u3)
+        dest, base, index = _R[word & 31], _R[(word >> 8) & 31], _R[(word >> 16) & 31]
+        text = f"{dest} = addasl({base},{index},#{(word >> 5) & 7})"
+        return _instruction(address, word, "XTYPE", "addasl", text, writes=(_write(dest, "other", base, index=index),))
     mnemonic = _DOUBLE_OPS.get((nibble, (word >> 21) & 127, (word >> 5) & 7))
     if mnemonic is None:
         if nibble == 0xD and word & 0x0FE00000 == 0x0C800000:
