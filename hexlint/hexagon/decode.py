@@ -488,7 +488,6 @@ def _decode_ldst3(word: int, address: int, packet: int, ext: int | None) -> Inst
     if group < 8:  # if ([!]pV[.new]) rD = memX(rS+rT<<#u2) / memX(rS+rU<<#u2) = rT
         cond = _cond_text((word >> 5) & 3, bool(word & 0x01000000), bool(word & 0x02000000))
         if group & 4:
-            size = _store_size(word, kind, True)
             return _store_access(word, address, kind, word & 31, True, base, None, ext, cond, index=index)
         return _load_access(word, address, 8 | kind, word & 31, base, None, ext, cond, index=index)
     if group == 0b1010:
@@ -670,16 +669,10 @@ def _decode_cr(word: int, address: int, packet: int, ext: int | None) -> Instruc
     if top >> 3 == 0b0001:  # if (rS op #0) jump #r13:2
         raw = ((word >> 21) & 1) << 12 | ((word >> 13) & 1) << 11 | (word >> 1) & 0x7FF
         target = (packet + _imm(raw, 13, 4, True, ext)) & 0xFFFFFFFF
-        return _instruction(
-            address,
-            word,
-            "J",
-            "jump",
-            f"if ({_R[(word >> 16) & 31]}) jump 0x{target:x}",
-            branch="jump",
-            target=target,
-            conditional=True,
-        )
+        compare = ("!=", ">=", "==", "<=")[(word >> 22) & 3]
+        hint = ":t" if word & 0x1000 else ":nt"
+        text = f"if ({_R[(word >> 16) & 31]}{compare}#0) jump{hint} 0x{target:x}"
+        return _instruction(address, word, "J", "jump", text, branch="jump", target=target, conditional=True)
     if word & 0x0FFF0000 == 0x0A490000:  # rD = add(pc,#u6): position-independent addresses
         value = _imm((word >> 7) & 63, 6, 1, False, ext)
         dest = _R[word & 31]
