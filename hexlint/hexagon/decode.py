@@ -239,8 +239,8 @@ def _post_write(base: str, inc: int | None) -> RegisterWrite:
 
 
 def _addressing(base: str, offset: int | None, ext: int | None, post: bool, inc: int | None, index: str) -> str:
-    if post:
-        return f"{base}++#{inc}" if inc is not None else f"{base}++{index}"
+    if post:  # `index` is the modifier (m0, m1:brev, I:circ(m0)) or the :circ(mU) after an immediate step
+        return f"{base}++#{inc}{index}" if inc is not None else f"{base}++{index}"
     if offset is None:
         return f"{base}+{index}"
     if base == "abs":
@@ -261,6 +261,7 @@ def _load_access(
     inc: int | None = None,
     index: str = "",
     base_write: RegisterWrite | None = None,
+    address_text: str | None = None,
 ) -> Instruction:
     spec = _LOAD_TYPES.get(kind)
     if spec is None:
@@ -272,7 +273,8 @@ def _load_access(
         writes = (*writes, _post_write(base, inc))
     elif base_write is not None:
         writes = (*writes, base_write)
-    text = f"{cond}{reg} = {mnemonic}({_addressing(base, offset, ext, post, inc, index)})"
+    operand = address_text or _addressing(base, offset, ext, post, inc, index)
+    text = f"{cond}{reg} = {mnemonic}({operand})"
     access = _memory(base, offset, False, False, size, post, reg, inc)
     return _instruction(address, word, "LD", mnemonic, text, conditional=bool(cond), memory=access, writes=writes)
 
@@ -291,6 +293,7 @@ def _store_access(
     inc: int | None = None,
     index: str = "",
     base_write: RegisterWrite | None = None,
+    address_text: str | None = None,
 ) -> Instruction:
     """A store of rT (or rTT, rT.h, rN.new); `new_low` says the new-value sub-type sits at bits 4:3 (not 12:11)."""
     reg: str | None
@@ -313,7 +316,8 @@ def _store_access(
         writes = (_post_write(base, inc),)
     elif base_write is not None:
         writes = (base_write,)
-    text = f"{cond}{mnemonic}({_addressing(base, offset, ext, post, inc, index)}) = {shown}"
+    operand = address_text or _addressing(base, offset, ext, post, inc, index)
+    text = f"{cond}{mnemonic}({operand}) = {shown}"
     access = _memory(base, offset, True, False, size, post, reg, inc)
     return _instruction(address, word, "ST", mnemonic, text, conditional=bool(cond), memory=access, writes=writes)
 
@@ -365,19 +369,23 @@ def _decode_ld(word: int, address: int, packet: int, ext: int | None) -> Instruc
     modifier = f"m{(word >> 13) & 1}"
     if mode == 0:  # circular: rD = memX(rX++#s4:n:circ(mU)) / memX(rX++I:circ(mU))
         inc = _signed((word >> 5) & 15, 4) * size if not word & 0x200 else None
-        return _load_access(word, address, kind, dest, base, 0, ext, post=True, inc=inc, index=f"I:circ({modifier})")
+        circular = f":circ({modifier})" if inc is not None else f"I:circ({modifier})"
+        return _load_access(word, address, kind, dest, base, 0, ext, post=True, inc=inc, index=circular)
     if mode == 1:
         if word & 0x1000:  # rD = memX(rE=##U6): absolute-set
             value = _imm(((word >> 8) & 15) << 2 | (word >> 5) & 3, 6, 1, False, ext)
             write = _write(base, "other", immediate=value)
-            return _load_access(word, address, kind, dest, "abs", value, ext, base_write=write)
+            shown = f"{base}={_hash(value, ext)}"
+            return _load_access(word, address, kind, dest, "abs", value, ext, base_write=write, address_text=shown)
         cond = _cond_text((word >> 9) & 3, bool(word & 0x800), bool(word & 0x1000)) if word & 0x2000 else ""
         inc = _signed((word >> 5) & 15, 4) * size
         return _load_access(word, address, kind, dest, base, 0, ext, cond, post=True, inc=inc)
     if mode == 2:
         if word & 0x1000:  # rD = memX(rT<<#u2+##U6)
             shift = ((word >> 13) & 1) << 1 | (word >> 7) & 1
-            return _load_access(word, address, kind, dest, base, None, ext, index=f"<<#{shift}")
+            value = _imm(((word >> 8) & 15) << 2 | (word >> 5) & 3, 6, 1, False, ext)
+            shown = f"{base}<<#{shift}+{_hash(value, ext)}"
+            return _load_access(word, address, kind, dest, base, None, ext, address_text=shown)
         return _load_access(word, address, kind, dest, base, 0, ext, post=True, index=modifier)
     if word & 0x80:  # if ([!]pT[.new]) rD = memX(##U6)
         value = _imm(((word >> 16) & 31) << 1 | (word >> 8) & 1, 6, 1, False, ext)
@@ -436,21 +444,24 @@ def _decode_st(word: int, address: int, packet: int, ext: int | None) -> Instruc
     modifier = f"m{(word >> 13) & 1}"
     if mode == 0:  # circular
         inc = _signed((word >> 3) & 15, 4) * size if not word & 2 else None
-        return _store_access(
-            word, address, kind, data, False, base, 0, ext, post=True, inc=inc, index=f"I:circ({modifier})"
-        )
+        circular = f":circ({modifier})" if inc is not None else f"I:circ({modifier})"
+        return _store_access(word, address, kind, data, False, base, 0, ext, post=True, inc=inc, index=circular)
     if mode == 1:
         if word & 0x80:  # memX(rE=##U6) = rT: absolute-set
             value = _imm(word & 63, 6, 1, False, ext)
             write = _write(base, "other", immediate=value)
-            return _store_access(word, address, kind, data, False, "abs", value, ext, base_write=write)
+            shown = f"{base}={_hash(value, ext)}"
+            return _store_access(
+                word, address, kind, data, False, "abs", value, ext, base_write=write, address_text=shown
+            )
         cond = _cond_text(word & 3, bool(word & 4), bool(word & 0x80)) if word & 0x2000 else ""
         inc = _signed((word >> 3) & 15, 4) * size
         return _store_access(word, address, kind, data, False, base, 0, ext, cond, post=True, inc=inc)
     if mode == 2:
         if word & 0x80:  # memX(rU<<#u2+##U6) = rT
             shift = ((word >> 13) & 1) << 1 | (word >> 6) & 1
-            return _store_access(word, address, kind, data, False, base, None, ext, index=f"<<#{shift}")
+            shown = f"{base}<<#{shift}+{_hash(_imm(word & 63, 6, 1, False, ext), ext)}"
+            return _store_access(word, address, kind, data, False, base, None, ext, address_text=shown)
         return _store_access(word, address, kind, data, False, base, 0, ext, post=True, index=modifier)
     if word & 0x80:  # if ([!]pV[.new]) memX(##U6) = rT
         value = _imm(((word >> 16) & 3) << 4 | (word >> 3) & 15, 6, 1, False, ext)
@@ -506,7 +517,7 @@ def _decode_ldst3(word: int, address: int, packet: int, ext: int | None) -> Inst
         else:
             value = _imm(((word >> 13) & 1) << 5 | word & 31, 6, 1, True, ext)
             cond = _cond_text((word >> 5) & 3, bool(word & 0x00800000), bool(word & 0x01000000))
-        text = f"{cond}{mnemonic}({base}+#{offset}) = #{value}"
+        text = f"{cond}{mnemonic}({base}+#{offset}) = {_hash(value, ext)}"
         access = _memory(base, offset, True, False, size)
         return _instruction(address, word, "ST", mnemonic, text, conditional=bool(cond), memory=access)
     spec = _MEMOP_TYPES[kind & 3]
@@ -516,11 +527,8 @@ def _decode_ldst3(word: int, address: int, packet: int, ext: int | None) -> Inst
     offset = _imm((word >> 7) & 63, 6, size, False, ext)
     op = (_MEMOPS if group == 0b1110 else _MEMOPS_IMM)[(word >> 5) & 3]
     operand = _R[word & 31] if group == 0b1110 else f"#{word & 31}"
-    text = (
-        f"{mnemonic}({base}+#{offset}) {op} {operand}"
-        if "bit" not in op
-        else f"{mnemonic}({base}+#{offset}){op}(#{word & 31})"
-    )
+    location = f"{mnemonic}({base}+{_hash(offset, ext)})"
+    text = f"{location} {op} {operand}" if "bit" not in op else f"{location} {op}(#{word & 31})"
     access = _memory(base, offset, True, False, size, register=operand if group == 0b1110 else None)
     return _instruction(address, word, "ST", mnemonic, text, memory=access)
 
@@ -868,6 +876,39 @@ _DOUBLE_OPS: dict[tuple[int, int, int], str] = {
 }
 
 
+def _double_operation(word: int, address: int, mnemonic: str, ext: int | None) -> Instruction:
+    """Double-precision arithmetic, compares, classification, constants and conversions, in LLVM's syntax."""
+    dest, first, second = word & 31, (word >> 16) & 31, (word >> 8) & 31
+    writes: tuple[RegisterWrite, ...] = ()
+    if mnemonic.startswith("dfcmp"):
+        text = f"p{dest & 3} = {mnemonic}({_PAIR[first]},{_PAIR[second]})"
+    elif mnemonic == "dfclass":
+        text = f"p{dest & 3} = dfclass({_PAIR[first]},#{(word >> 5) & 31})"
+    elif mnemonic == "dfmake":
+        value = _imm(((word >> 21) & 1) << 9 | (word >> 5) & 0x1FF, 10, 1, False, ext)
+        text = f"{_PAIR[dest]} = dfmake({_hash(value, ext)}):{'neg' if word & 0x00400000 else 'pos'}"
+        writes = _OTHER_PAIR_WRITE[dest]
+    elif mnemonic.startswith("convert_"):
+        source_pair = mnemonic.startswith(("convert_df2", "convert_d2", "convert_ud2"))
+        result_pair = not mnemonic.endswith(("2sf", "2w", "2uw"))
+        result = _PAIR[dest] if result_pair else _R[dest]
+        chop = ":chop" if _DOUBLE_CHOP.get(((word >> 21) & 127, (word >> 5) & 7)) else ""
+        text = f"{result} = {mnemonic}({_PAIR[first] if source_pair else _R[first]}){chop}"
+        writes = _writes_other(result)
+    else:
+        operator = "+=" if mnemonic in ("dfmpylh", "dfmpyhh") else "="
+        text = f"{_PAIR[dest]} {operator} {mnemonic}({_PAIR[first]},{_PAIR[second]})"
+        writes = _OTHER_PAIR_WRITE[dest]
+    sf2df = mnemonic == "convert_sf2df"
+    return _instruction(
+        address, word, "XTYPE", mnemonic, text, writes=writes, float_to_double=sf2df, double_arith=not sf2df
+    )
+
+
+# the truncating conversions, by (bits 27:21, bits 7:5)
+_DOUBLE_CHOP = {(0b0000111, 0b110): True, (0b0000111, 0b111): True, (0b1000101, 0b001): True, (0b1000111, 0b001): True}
+
+
 def _decode_xtype(word: int, address: int, packet: int, ext: int | None) -> Instruction:
     nibble = word >> 28
     if nibble == 0xC and word & 0x0FE02000 == 0x04000000:  # rD = addasl(rT,rS,#u3): rT + (rS << u3)
@@ -881,25 +922,7 @@ def _decode_xtype(word: int, address: int, packet: int, ext: int | None) -> Inst
         elif nibble == 0xD and word & 0x0F800000 == 0x09000000:
             mnemonic = "dfmake"
     if mnemonic is not None:
-        dest = word & 31
-        if mnemonic.startswith("dfcmp") or mnemonic == "dfclass":
-            text = f"p{dest & 3} = {mnemonic}({_PAIR[(word >> 16) & 31]},...)"
-            writes: tuple[RegisterWrite, ...] = ()
-        else:
-            wide = not mnemonic.endswith(("2sf", "2w", "2uw"))
-            target = _PAIR[dest] if wide else _R[dest]
-            text = f"{target} = {mnemonic}(...)"
-            writes = _writes_other(target)
-        return _instruction(
-            address,
-            word,
-            "XTYPE",
-            mnemonic,
-            text,
-            writes=writes,
-            float_to_double=mnemonic == "convert_sf2df",
-            double_arith=mnemonic != "convert_sf2df",
-        )
+        return _double_operation(word, address, mnemonic, ext)
     return _instruction(address, word, "XTYPE", "", _word_text(word), writes=_generic_writes(word))
 
 
