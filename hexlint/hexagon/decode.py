@@ -188,8 +188,8 @@ def _word_text(word: int) -> str:
     return f".word 0x{word:08x}"
 
 
-def _unknown(word: int, address: int, iclass: str, hvx: bool = False) -> Instruction:
-    return _instruction(address, word, iclass, "", _word_text(word), is_hvx=hvx)
+def _unknown(word: int, address: int, iclass: str) -> Instruction:
+    return _instruction(address, word, iclass, "", _word_text(word))
 
 
 def _cond_text(pred: int, sense_false: bool, new: bool) -> str:
@@ -1014,13 +1014,6 @@ def _decode_vmem(word: int, address: int, ext: int | None) -> Instruction:
     return _instruction(
         address, word, "HVX", mnemonic, text, conditional=bool(cond), memory=access, writes=writes, is_hvx=True
     )
-
-
-def _decode_other(iclass: str) -> Callable[[int, int, int, int | None], Instruction]:
-    def decode(word: int, address: int, packet: int, ext: int | None) -> Instruction:
-        return _unknown(word, address, iclass)
-
-    return decode
 
 
 _DECODERS: tuple[Callable[[int, int, int, int | None], Instruction], ...] = (
