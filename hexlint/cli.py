@@ -16,7 +16,7 @@ from typing import Any, NoReturn, TextIO
 
 from hexlint import __version__, registry
 from hexlint.baseline import BaselineError
-from hexlint.config import ARCHITECTURES, Config, ConfigError, load_config
+from hexlint.config import ARCHITECTURES, CONTEXT_MODES, Config, ConfigError, load_config
 from hexlint.core import Rule
 from hexlint.discover import DiscoveryError
 from hexlint.engine import InputError, InternalError, LintResult, RunSettings, lint, unknown_selectors, write_baseline
@@ -69,6 +69,12 @@ def build_parser() -> argparse.ArgumentParser:
     settings.add_argument("--compile-commands", metavar="FILE", help="compile_commands.json with host flags")
     settings.add_argument("--include-dir", "-I", action="append", default=[], metavar="DIR", help="extra include dir")
     settings.add_argument("--define", "-D", action="append", default=[], metavar="NAME[=VALUE]", help="extra define")
+    settings.add_argument(
+        "--context",
+        choices=CONTEXT_MODES,
+        help="what cross-file rules see besides the named files: the rest of the tree (default) or nothing",
+    )
+    settings.add_argument("--project-root", metavar="DIR", help="the tree parsed as context (default: found)")
     settings.add_argument("--jobs", "-j", type=int, default=0, metavar="N", help="parse N files in parallel (0: cores)")
     baseline = parser.add_argument_group("baselines and fixes")
     baseline.add_argument("--baseline", metavar="FILE", help="hide the findings recorded in FILE")
@@ -156,6 +162,8 @@ def settings_from(arguments: argparse.Namespace) -> RunSettings:
         raise UsageError("--fix and --diff cannot be combined: --diff only shows what --fix would write")
     if arguments.compile_commands and not Path(arguments.compile_commands).is_file():
         raise UsageError(f"--compile-commands: {arguments.compile_commands}: no such file")
+    if arguments.project_root and not Path(arguments.project_root).is_dir():
+        raise UsageError(f"--project-root: {arguments.project_root}: not a directory")
     return RunSettings(
         select=select,
         ignore=ignore,
@@ -167,6 +175,8 @@ def settings_from(arguments: argparse.Namespace) -> RunSettings:
         fix=arguments.fix,
         diff=arguments.diff,
         baseline=Path(arguments.baseline) if arguments.baseline else None,
+        context=arguments.context,
+        project_root=arguments.project_root,
         binary_arguments=arguments,
     )
 
@@ -239,6 +249,8 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
             notes.append(f"{len(result.baselined)} hidden by the baseline")
         if result.suppressed and arguments.verbose:
             notes.append(f"{len(result.suppressed)} suppressed by comments")
+        if result.context_files and arguments.verbose:
+            notes.append(f"{result.context_files} more files of the tree parsed as context")
         extra = f" ({'; '.join(notes)})" if notes else ""
         stderr.write(summary_line(result.diagnostics, result.files_checked, result.fixed) + extra + "\n")
     return EXIT_FINDINGS if result.diagnostics and not arguments.exit_zero else EXIT_CLEAN

@@ -24,9 +24,13 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 ARCHITECTURES = ("v73", "v75", "v79", "v81")
+# What the cross-file rules see besides the files of the run: the rest of the backend tree, or nothing.
+CONTEXT_MODES = ("tree", "files")
 
 _LIST_KEYS = ("select", "ignore", "kernel-globs", "host-globs", "include-dirs", "defines", "exclude")
-_KNOWN_KEYS = frozenset((*_LIST_KEYS, "per-file-ignores", "arch", "compile-commands", "rules"))
+_KNOWN_KEYS = frozenset(
+    (*_LIST_KEYS, "per-file-ignores", "arch", "compile-commands", "context", "project-root", "rules")
+)
 
 
 class ConfigError(Exception):
@@ -54,6 +58,8 @@ class Config:
     exclude: tuple[str, ...] = ()
     arch: str | None = None
     compile_commands: str | None = None
+    context: str | None = None  # one of CONTEXT_MODES; None means the default, "tree"
+    project_root: str | None = None  # the tree parsed as context; None: found from the linted files
     # rule code -> option name -> value, already validated against the rule's [options]
     rule_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
@@ -147,7 +153,15 @@ def config_from_table(table: Mapping[str, Any], source: Path) -> Config:
     compile_commands = table.get("compile-commands")
     if compile_commands is not None and not isinstance(compile_commands, str):
         raise ConfigError(f"{source}: `compile-commands` must be a path")
+    context = table.get("context")
+    if context is not None and context not in CONTEXT_MODES:
+        raise ConfigError(f"{source}: `context` must be one of {', '.join(CONTEXT_MODES)}, not {context!r}")
+    project_root = table.get("project-root")
+    if project_root is not None and not isinstance(project_root, str):
+        raise ConfigError(f"{source}: `project-root` must be a path")
     base = source.parent
+    if project_root is not None and not Path(_relative_to(base, project_root)).is_dir():
+        raise ConfigError(f"{source}: `project-root` {project_root!r} is not a directory")
     return Config(
         path=source,
         select=lists.get("select", ()),
@@ -160,6 +174,8 @@ def config_from_table(table: Mapping[str, Any], source: Path) -> Config:
         exclude=lists.get("exclude", ()),
         arch=arch,
         compile_commands=_relative_to(base, compile_commands) if compile_commands else None,
+        context=context,
+        project_root=_relative_to(base, project_root) if project_root else None,
         rule_options=_parse_rule_tables(table.get("rules", {}), source),
     )
 

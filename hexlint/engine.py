@@ -12,6 +12,7 @@ No function here prints; the CLI decides what to show.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -23,11 +24,15 @@ from hexlint import baseline as baseline_module
 from hexlint import registry
 from hexlint.config import Config, ignored_codes_for, path_matches_glob, rule_options
 from hexlint.core import Diagnostic, Fix, Related, Rule, Source, Span
-from hexlint.discover import discover, is_translation_unit
+from hexlint.discover import DiscoveryError, discover, is_translation_unit
 from hexlint.suppress import UNUSED_SUPPRESSION, Suppression, apply_suppressions, find_suppressions
 
 PARSE_ERROR = "HX002"
 MAX_FIX_PASSES = 10
+# Rules whose facts span files (host writes vs kernel reads, dispatch tables, workers and trace helpers in other
+# files): in a partial run they see the rest of the tree as context. The others look at one file at a time.
+CROSS_FILE_RULES = frozenset({"HX101", "HX102", "HX103", "HX106", "HX107"})
+DEFAULT_CONTEXT = "tree"
 
 
 class InputError(Exception):
@@ -54,6 +59,8 @@ class RunSettings:
     fix: bool = False
     diff: bool = False
     baseline: Path | None = None
+    context: str | None = None  # tree | files; replaces the config's `context`
+    project_root: str | None = None  # replaces the config's `project-root`
     binary_arguments: argparse.Namespace | None = None  # the parsed CLI, for the binary audit's own options
 
 
@@ -68,6 +75,7 @@ class LintResult:
     diff: str = ""
     binary_report: str = ""
     changed_files: tuple[str, ...] = ()
+    context_files: int = 0  # files outside the run parsed so the cross-file rules see the whole tree
 
 
 # ---------------------------------------------------------------- selection
@@ -200,8 +208,15 @@ def _parse_settings(config: Config, settings: RunSettings) -> Any:
     )
 
 
-def _parse_all(paths: Sequence[str], config: Config, settings: RunSettings, parse_settings: Any) -> list[Any]:
-    """Parse files in parallel threads: libclang releases the GIL while it parses (cursors cannot cross processes)."""
+def _parse_all(
+    paths: Sequence[str],
+    config: Config,
+    settings: RunSettings,
+    parse_settings: Any,
+    optional: frozenset[str] = frozenset(),
+) -> list[Any]:
+    """Parse files in parallel threads: libclang releases the GIL while it parses (cursors cannot cross processes).
+    An unreadable file is an input error, or, when its key is in `optional` (context files), left out."""
     from hexlint.c.parse import InputError as ParseInputError
     from hexlint.c.parse import parse_unit
 
@@ -209,13 +224,70 @@ def _parse_all(paths: Sequence[str], config: Config, settings: RunSettings, pars
         try:
             return parse_unit(path, role_for(path, config, settings), parse_settings)
         except ParseInputError as error:
+            if path_key(path) in optional:
+                return None
             raise InputError(str(error)) from None
 
     jobs = settings.jobs or os.cpu_count() or 1
     if jobs <= 1 or len(paths) <= 1:
-        return [parse(path) for path in paths]
-    with ThreadPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
-        return list(pool.map(parse, paths))
+        parsed = [parse(path) for path in paths]
+    else:
+        with ThreadPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
+            parsed = list(pool.map(parse, paths))
+    return [unit for unit in parsed if unit is not None]
+
+
+# ---------------------------------------------------------------- context (the rest of the tree)
+
+
+def context_mode(config: Config, settings: RunSettings) -> str:
+    return settings.context or config.context or DEFAULT_CONTEXT
+
+
+@functools.lru_cache(maxsize=1024)
+def _holds_kernel_dir(directory: Path) -> bool:
+    from hexlint.c.parse import KERNEL_DIR_NAMES
+
+    return any((directory / name).is_dir() for name in KERNEL_DIR_NAMES)
+
+
+def tree_root_for(path: str) -> Path | None:
+    """The backend tree a file belongs to: the nearest directory above it that holds an `htp/` directory, looked
+    for up to the repository root (a checkout's `.git`), so an unrelated tree elsewhere is never picked up."""
+    start = Path(path).resolve().parent
+    for directory in (start, *start.parents):
+        if _holds_kernel_dir(directory):
+            return directory
+        if (directory / ".git").exists():
+            return None
+    return None
+
+
+def context_roots(sources: Sequence[str], config: Config, settings: RunSettings) -> list[Path]:
+    explicit = settings.project_root or config.project_root
+    if explicit:
+        if not Path(explicit).is_dir():
+            raise InputError(f"--project-root: {explicit}: not a directory")
+        return [Path(explicit)]
+    return list(dict.fromkeys(root for root in map(tree_root_for, sources) if root is not None))
+
+
+def context_sources(sources: Sequence[str], rules: Sequence[Rule], config: Config, settings: RunSettings) -> list[str]:
+    """The tree's C/C++ files that are not in the run, when a cross-file rule is on and context is `tree`."""
+    if context_mode(config, settings) != "tree" or not any(rule.code in CROSS_FILE_RULES for rule in rules):
+        return []
+    in_run = {path_key(path) for path in sources}
+    found: dict[str, None] = {}
+    for root in context_roots(sources, config, settings):
+        try:
+            walked = discover([root]).sources
+        except DiscoveryError:
+            continue  # an unreadable corner of the context: the run still checks its own files
+        for path in walked:
+            key = path_key(str(path))
+            if key not in in_run and not _excluded(path, config):
+                found[display_path(path)] = None
+    return list(found)
 
 
 def run_source_rules(
@@ -224,25 +296,51 @@ def run_source_rules(
     options: Mapping[str, Mapping[str, Any]],
     config: Config,
     settings: RunSettings,
+    context: Sequence[str] = (),
 ) -> list[Diagnostic]:
-    """Parse the TUs (and headers no TU includes), build one Project, run every source rule on it."""
+    """Parse the TUs (and headers no TU includes), build one Project, run every source rule on it.
+
+    `context` files (the rest of the tree) are parsed and indexed too, after the run's own units so a header of the
+    run is indexed in a unit of the run; the cross-file rules see all of them, the others only the units that hold
+    files of the run. Findings outside the files of the run, and context units' parse errors, are not reported.
+    """
     wants_parse = any(rule.kind == "source" or rule.code == PARSE_ERROR for rule in rules)
     if not sources or not wants_parse:
         return []
-    from hexlint.c.index import build_project, project_headers_included
+    from hexlint.c import index
+    from hexlint.c.index import Project, build_project, project_headers_included
 
+    # The front end memoizes realpath() of the paths it is given, which are relative to the working directory:
+    # a later run from another directory (a library caller, the tests) must not see the old answers.
+    memoized_realpath = getattr(index, "_realpath", None)
+    if hasattr(memoized_realpath, "cache_clear"):
+        memoized_realpath.cache_clear()
     parse_settings = _parse_settings(config, settings)
-    units = _parse_all([path for path in sources if is_translation_unit(Path(path))], config, settings, parse_settings)
-    included = {header for unit in units for header in project_headers_included(unit, sources)}
+    run_tus = [path for path in sources if is_translation_unit(Path(path))]
+    context_tus = [path for path in context if is_translation_unit(Path(path))]
+    in_context = frozenset(path_key(path) for path in context_tus)
+    # One pool for both, so the context parses in parallel with the run's own files.
+    parsed = _parse_all([*run_tus, *context_tus], config, settings, parse_settings, optional=in_context)
+    units = [unit for unit in parsed if path_key(unit.path) not in in_context]
+    context_units = [unit for unit in parsed if path_key(unit.path) in in_context]
+    project_files = [*sources, *context]
+    included = {header for unit in parsed for header in project_headers_included(unit, sources)}
     lone_headers = [path for path in sources if not is_translation_unit(Path(path)) and path_key(path) not in included]
     units += _parse_all(lone_headers, config, settings, parse_settings)
     found = [diagnostic for unit in units for diagnostic in unit.diagnostics]
     source_rules = [rule for rule in rules if rule.kind == "source"]
     if not source_rules:
         return found
-    project = build_project(units, sources)
+    project = build_project([*units, *context_units], project_files)
+    in_run = {path_key(path) for path in sources}
+    own = project if not context_units else Project([unit for unit in project.units if unit.indexed_files & in_run])
     for rule in source_rules:
-        found.extend(_call_check(rule, project, options[rule.code], "project"))
+        subject = project if rule.code in CROSS_FILE_RULES else own
+        found.extend(
+            diagnostic
+            for diagnostic in _call_check(rule, subject, options[rule.code], "project")
+            if path_key(diagnostic.span.path) in in_run
+        )
     return found
 
 
@@ -344,6 +442,7 @@ class _Pass:
     sources: dict[str, bytes] = field(default_factory=dict)
     binary_report: str = ""
     files_checked: int = 0
+    context_files: int = 0
 
 
 def _excluded(path: Path, config: Config) -> bool:
@@ -370,7 +469,8 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
     source_paths, binary_paths = collect_files(paths, config)
     sources = {path: read_source(path) for path in source_paths}
     raw = run_text_rules(sources, rules, options)
-    raw += run_source_rules(source_paths, rules, options, config, settings)
+    context = context_sources(source_paths, rules, config, settings) if source_paths else []
+    raw += run_source_rules(source_paths, rules, options, config, settings, context)
     # Binaries are audited only when a binary rule is on (`--select HX1 .` on a build tree skips the .so files).
     if not any(rule.kind == "binary" for rule in rules):
         if binary_paths and not source_paths:
@@ -416,6 +516,7 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
         sources=sources,
         binary_report=binary_report,
         files_checked=len(source_paths) + len(binary_paths),
+        context_files=len(context),
     )
     return outcome, rules
 
@@ -512,6 +613,7 @@ def _result(
         diff=diff,
         binary_report=outcome.binary_report,
         changed_files=changed,
+        context_files=outcome.context_files,
     )
 
 

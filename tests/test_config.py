@@ -52,6 +52,7 @@ def test_explicit_config_and_defaults(tmp_path: Path) -> None:
 
 
 def test_every_documented_key_is_read_and_paths_are_relative_to_the_file(tmp_path: Path) -> None:
+    (tmp_path / "cfg" / "backend").mkdir(parents=True)
     config = load_config_file(
         write(
             tmp_path / "cfg" / "hexlint.toml",
@@ -65,6 +66,8 @@ defines = ["GGML_HEXAGON_FP32_QUANTIZE_GROUP_SIZE=128"]
 exclude = ["third_party"]
 arch = "v81"
 compile-commands = "build/compile_commands.json"
+context = "files"
+project-root = "backend"
 
 [per-file-ignores]
 "tests/*.c" = ["HX110"]
@@ -79,6 +82,8 @@ compile-commands = "build/compile_commands.json"
     assert config.compile_commands == str(tmp_path / "cfg" / "build" / "compile_commands.json")
     assert config.arch == "v81"
     assert config.exclude == ("third_party",)
+    assert config.context == "files"
+    assert config.project_root == str(tmp_path / "cfg" / "backend")
     assert ignored_codes_for(tmp_path / "cfg" / "tests" / "a.c", config) == ("HX110",)
     assert ignored_codes_for(tmp_path / "cfg" / "src" / "a.c", config) == ()
 
@@ -95,6 +100,10 @@ compile-commands = "build/compile_commands.json"
         ("[rules.HX997]\nx = 1\n", "HX997"),
         ("[rules.HX110]\nno_such_option = 1\n", "no_such_option"),
         ("select = [\n", "invalid TOML"),
+        ('context = "all"\n', "context"),
+        ("context = 1\n", "context"),
+        ('project-root = "no/such/dir"\n', "project-root"),
+        ("project-root = 7\n", "project-root"),
     ],
 )
 def test_mistakes_are_errors_naming_the_key(tmp_path: Path, text: str, named: str) -> None:

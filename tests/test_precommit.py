@@ -86,3 +86,14 @@ def test_try_repo_end_to_end(tmp_path: Path) -> None:
     passing = try_repo("good.c")
     assert passing.returncode == 0, passing.stdout + passing.stderr
     assert (scratch / "bad.c").read_text() == "int a;  // hexlint: ignore[HX110]\n"
+
+    # A backend tree where only the host file is staged: the kernels are parsed as context, so the host write that no
+    # kernel reads is found, and nothing is reported for the kernels that were not passed.
+    from test_engine_context import HOST_UNREAD, KPARAMS_TREE, write_tree
+
+    write_tree(scratch / "backend", KPARAMS_TREE)
+    git("add", "backend", cwd=scratch)
+    host_only = try_repo("backend/host/ggml-host.cpp")
+    assert host_only.returncode == 1, host_only.stdout + host_only.stderr
+    reported = [line for line in host_only.stdout.splitlines() if ": HX" in line]
+    assert [line.split(" [")[0] for line in reported] == [f"backend/{HOST_UNREAD[0]}:{HOST_UNREAD[1]}:14: HX101"]
