@@ -239,6 +239,8 @@ def test_binary_findings_through_the_cli_in_every_format(hexlint_cli) -> None:
     log = json.loads(hexlint_cli("--format", "sarif", str(BINARY_TWIN)).stdout)
     jsonschema.validate(log, sarif_schema())
     assert log["runs"][0]["results"][0]["locations"][0]["logicalLocations"][0]["kind"] == "function"
+    assert log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] >= 1
+    assert log["runs"][0]["results"][0]["properties"]["address"].startswith("0x")
     nothing = hexlint_cli("--select", "HX1", str(BINARY_TWIN))
     assert nothing.status == 2 and "no binary rule (HX2xx) is selected" in nothing.stderr
 

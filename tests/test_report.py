@@ -134,6 +134,31 @@ def test_sarif_validates_against_the_official_schema_and_carries_everything() ->
     assert results["HX203"]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "file:///abs/lib.so"
 
 
+def test_sarif_every_result_has_the_region_code_scanning_needs() -> None:
+    import jsonschema
+
+    unparsable = Diagnostic("HX002", "parse-error", Severity.ERROR, "libclang could not parse it.", Span("htp/x.c"))
+    log = json.loads(sarif.render([*ALL, unparsable], all_rules()))
+    jsonschema.validate(log, sarif_schema())
+    results = {result["ruleId"]: result for result in log["runs"][0]["results"]}
+    for result in results.values():
+        location = result["locations"][0]["physicalLocation"]
+        assert location["artifactLocation"]["uri"]
+        assert location["region"]["startLine"] >= 1
+    # Without DWARF: line 1 of the library, the address and function in the properties and the logical location.
+    binary = results["HX203"]
+    assert binary["locations"][0]["physicalLocation"]["region"] == {"startLine": 1}
+    assert binary["locations"][0]["physicalLocation"]["address"] == {"absoluteAddress": 0x40, "kind": "instruction"}
+    assert binary["locations"][0]["logicalLocations"] == [{"name": "softmax", "kind": "function"}]
+    assert binary["properties"] == {"address": "0x40", "symbol": "softmax"}
+    assert len(binary["locations"]) == 1
+    assert results["HX201"]["properties"] == {"address": "0x1234", "symbol": "matmul_q8_0"}
+    assert results["HX002"]["locations"][0]["physicalLocation"]["region"] == {"startLine": 1}
+    # Source findings keep their own region and carry no binary properties; related locations get no invented line.
+    assert "properties" not in results["HX110"]
+    assert results["HX110"]["locations"][0]["physicalLocation"]["region"]["startLine"] == 12
+
+
 def test_sarif_of_a_clean_run_validates() -> None:
     import jsonschema
 

@@ -5,6 +5,11 @@ default level); results carry ruleId/ruleIndex, level, message, a physicalLocati
 relatedLocations, partialFingerprints (the baseline fingerprint) and fixes for findings with a fix.
 A binary finding's first location is the library (artifactLocation + address) with a logicalLocation naming the
 function; the DWARF source line, when known, is a second location.
+
+GitHub code scanning drops a result whose first location has no `region.startLine`, so a place without a line (a
+binary finding, a file libclang could not parse at all) gets `startLine` 1 of its artifact; for binaries the
+instruction address and function are also in the result's `properties` (`address` as hex text, `symbol`), where the
+code scanning UI and scripts reading the log find them.
 """
 
 from __future__ import annotations
@@ -85,8 +90,15 @@ def physical_location(span: Span) -> dict[str, Any]:
     return location
 
 
+def primary_physical_location(span: Span) -> dict[str, Any]:
+    """The result's own place: always with a region, since code scanning needs `startLine` to show an alert."""
+    location = physical_location(span)
+    location.setdefault("region", {"startLine": 1})
+    return location
+
+
 def locations(diagnostic: Diagnostic) -> list[dict[str, Any]]:
-    primary: dict[str, Any] = {"physicalLocation": physical_location(diagnostic.span)}
+    primary: dict[str, Any] = {"physicalLocation": primary_physical_location(diagnostic.span)}
     if diagnostic.span.symbol is not None:
         primary["logicalLocations"] = [{"name": diagnostic.span.symbol, "kind": "function"}]
     found = [primary]
@@ -123,6 +135,16 @@ def result(diagnostic: Diagnostic, rule_index: dict[str, int], fingerprint: str)
     }
     if diagnostic.code in rule_index:
         entry["ruleIndex"] = rule_index[diagnostic.code]
+    binary_place = {
+        key: value
+        for key, value in (
+            ("address", f"{diagnostic.span.address:#x}" if diagnostic.span.address is not None else None),
+            ("symbol", diagnostic.span.symbol),
+        )
+        if value is not None
+    }
+    if binary_place:
+        entry["properties"] = binary_place
     if diagnostic.related:
         entry["relatedLocations"] = [
             {"id": number, "physicalLocation": physical_location(related.span), "message": {"text": related.message}}
