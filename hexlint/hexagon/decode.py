@@ -25,6 +25,8 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from hexlint.hexagon._tables import DEST_EXCEPTIONS, DEST_FIELDS
+
 
 @dataclass(frozen=True)
 class MemoryAccess:
@@ -796,49 +798,17 @@ def _decode_alu32_f(word: int, address: int, packet: int, ext: int | None) -> In
     return _instruction(address, word, "ALU32", "", _word_text(word), writes=_generic_writes(word))
 
 
-# Where the scalar destination of an otherwise undecoded CR/ALU32/XTYPE word sits, by ICLASS and bits 27:21: "a" at
-# bits 4:0, "b" at 12:8, "c" at 20:16, upper case for a register pair, "-" none (predicate, vector, control, store),
-# "*" see _DEST_EXCEPTIONS (by bits 7:5 and 13). Found by disassembling random words of every opcode with llvm-mc-22
-# (majority vote); opcodes no sample decoded say "A", so an unknown instruction over-reports a write rather than hide
-# one. The oracle test checks every instruction's writes against llvm-objdump.
-_DEST_FIELDS: dict[int, str] = {
-    0x6: "--AAA--------------AAAAA--AAAAAA-A---AAA-AAAAAAAaAAaAAAA-AAAAAAA"
-    "AAAAAAAA--AAA---aaAAAAAA----------AAaAaa-AAAAAAAAAAAaaaAAAAAAAAA",
-    0x7: "aaAaaaaaAcAcAcAcAcAcAcAc**aaaaaaaaaaaaaa-----AAAaaaaaaAAAAAAAAAA"
-    "aAaAaAaAAAAAAAAAaaaaaaaaaaaaaaaaAAAAAAAAAAAAAAAAaaaaaaaaAAAAAAAA",
-    0x8: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA---A--A-AAAAAAAAaaaaaaaa"
-    "aaaaaa*aaAaAAAAAAAAAAAAAAaaaaaA-aaaAaAaaaaaaaaaaaAaAaAAAaaaaAAAA",
-    0xB: "a" * 128,
-    0xC: "AAAAAAAAAA*AAAAAAAAAAAAAAAAAAAAAaAAAAAAAaAAAAAAAaAaAaAaA--------"
-    "aAAAAAAAaAAAAAAAAAAAAAAAA*AAAAAAaAaAaAaAAAAAAAAAAAAAAAAAAAAAAAAA",
-    0xD: "aAAAAAAAAAAAAAAA-AAA-AA-AAAAAAA*AAAAAAAAaaaaaaaaaaaaAAAAaaaaAAAA"
-    "bbbbbbbbAAAAAAAAaaccaaAAbbbbbbbb---A-AAA---AAAAAccccccccbbbbbbbb",
-    0xE: "aAAAaAAAaAAAaAAAaAAAaAAAbAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
-    "AAAAAAAAaaAAaaAAAAAAA*A*aAaAaAa-aaaAaaaAaaaaAaAaaaaaaaaaaaaaaAaA",
-    0xF: "AAAAAAAAaaAaaaAA-A--AAAAaaaaaaaaaAAAAAAAAAAAAAAAaaaaaaaaaaAaAAAA"
-    "AAAAAAAAaaAaAAAAAAAAAAAAaaAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
-}
-_DEST_EXCEPTIONS: dict[tuple[int, int], str] = {
-    (0x7, 24): "aAaAaAaAaAaAaAaA",
-    (0x7, 25): "aAaAaAaAaAaAaAaA",
-    (0x8, 70): "aAaAaAAAAAAAAAAA",
-    (0xC, 10): "AAaAAAAAAAAAAAAA",
-    (0xC, 89): "AABBBBAAAABBBBAA",
-    (0xD, 31): "AAAAAAAAAAAAAAaA",
-    (0xE, 85): "-A-A-A-AAAAAAAAA",
-    (0xE, 87): "-A-A-A-AAAAAAAAA",
-}
 _FIELD_SHIFT = {"a": 0, "b": 8, "c": 16}
 
 
 def _generic_writes(word: int) -> tuple[RegisterWrite, ...]:
     """The scalar registers an undecoded CR/ALU32/XTYPE word writes, each as an "other" write."""
-    row = _DEST_FIELDS.get(word >> 28)
+    row = DEST_FIELDS.get(word >> 28)
     if row is None:
         return ()
     code = row[(word >> 21) & 127]
     if code == "*":
-        code = _DEST_EXCEPTIONS[(word >> 28, (word >> 21) & 127)][((word >> 5) & 7) << 1 | (word >> 13) & 1]
+        code = DEST_EXCEPTIONS[(word >> 28, (word >> 21) & 127)][((word >> 5) & 7) << 1 | (word >> 13) & 1]
     if code == "-":
         return ()
     field = (word >> _FIELD_SHIFT[code.lower()]) & 31
