@@ -10,7 +10,8 @@ loaded machine: the process's own for hexlint, the child's user+system time for 
   decode     decode_packets() over the whole .text (bytes already in memory)
   read+dec   reading the ELF with hexlint.elf plus decode_packets(), what the audit pays before its own analysis
   objdump    `llvm-objdump -d --mcpu=hexagonvNN LIB` writing its listing to /dev/null (a new process each run)
-The ratio is objdump / read+decode: above 1 means hexlint decodes faster than llvm-objdump prints.
+The ratio is objdump / read+decode: above 1 means hexlint decodes faster than llvm-objdump prints; us/word is the
+decoder's CPU time per 32-bit word.
 """
 
 from __future__ import annotations
@@ -83,9 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--objdump", default=shutil.which("llvm-objdump-22") or shutil.which("llvm-objdump"))
     args = parser.parse_args(argv)
     libraries = args.libraries or largest_library()
-    header = ("library", ".text KB", "packets", "decode ms", "read+dec ms", "objdump ms", "ratio")
+    header = ("library", ".text KB", "packets", "decode ms", "read+dec ms", "objdump ms", "ratio", "us/word")
     print(f"{header[0]:<28} {header[1]:>8} {header[2]:>8}   {'wall / cpu':>34}")
-    print(f"{'':<28} {'':>8} {'':>8} {header[3]:>13} {header[4]:>13} {header[5]:>13} {header[6]:>11}")
+    print(f"{'':<28} {'':>8} {'':>8} {header[3]:>13} {header[4]:>13} {header[5]:>13} {header[6]:>11} {header[7]:>8}")
     for library in libraries:
         code, address, cpu = read_text(library)
         packets = len(decode_packets(code, address, cpu))
@@ -106,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
             cells.append(f"{theirs.wall / both.wall:5.2f}/{theirs.cpu / both.cpu:<5.2f}")
         else:
             cells += ["n/a", "n/a"]
+        cells.append(f"{ours.cpu * 1e6 / max(1, len(code) // 4):.2f}")  # decode CPU time per 32-bit word
         print(f"{library.name:<28} {len(code) / 1024:8.1f} {packets:8d} " + " ".join(f"{c:>13}" for c in cells))
     return 0
 
