@@ -199,11 +199,23 @@ def bench_tree(tree: Path, script: Path | None, module: ModuleType | None, repea
     return identical
 
 
+def generated_tree(directory: Path, count: int) -> Path:
+    """A header of `count` three-line macros, all misaligned, after one leading comment (a worst case for scans)."""
+    macros = b"".join(b"#define M%d(x) \\\n    (x) + %d    \\\n    1\n" % (index, index) for index in range(count))
+    tree = directory / "generated"
+    tree.mkdir()
+    (tree / "many-macros.h").write_bytes(b"/* generated */\n" + macros)
+    return tree
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument("--script", default=os.environ.get("HEXLINT_UPSTREAM_ALIGN_SCRIPT"), help="upstream script")
     parser.add_argument("--tree", action="append", default=[], help="directory to check (repeatable)")
     parser.add_argument("--repeat", type=int, default=5, help="runs per measurement; the best counts")
+    parser.add_argument(
+        "--generated", type=int, default=0, metavar="N", help="also time a generated header with N misaligned macros"
+    )
     arguments = parser.parse_args()
 
     trees = [Path(tree) for tree in arguments.tree]
@@ -211,6 +223,9 @@ def main() -> int:
         if os.environ.get("HEXLINT_UPSTREAM_TREE"):
             trees.append(Path(os.environ["HEXLINT_UPSTREAM_TREE"]))
         trees.append(REPO / "fixtures" / "htp-core")
+    scratch = tempfile.TemporaryDirectory()
+    if arguments.generated:
+        trees.append(generated_tree(Path(scratch.name), arguments.generated))
     script = Path(arguments.script) if arguments.script else None
     if script and not script.is_file():
         print(f"bench_macros: {script}: no such file", file=sys.stderr)

@@ -14,6 +14,7 @@ from hexlint.core import Edit, Fix
 from hexlint.fixer import (
     apply_edits,
     apply_fixes,
+    diff_opcodes,
     encode_diff,
     plan_fixes,
     unified_diff,
@@ -106,6 +107,47 @@ def test_applied_edits_equal_applying_them_one_by_one_back_to_front(data: bytes,
         expected = expected[: edit.start] + edit.replacement + expected[edit.end :]
     assert apply_fixes(data, fixes) == expected
     assert len(plan.applied) + len(plan.skipped) == len(fixes)
+
+
+def brute_force_conflict(first: Edit, second: Edit) -> bool:
+    """The overlap rule spelled out on byte sets: shared bytes, same insertion point, or an insertion inside."""
+    first_bytes, second_bytes = set(range(first.start, first.end)), set(range(second.start, second.end))
+    if first_bytes & second_bytes:
+        return True
+    if not first_bytes and not second_bytes:
+        return first.start == second.start
+    insertion, other = (first, second) if not first_bytes else (second, first)
+    return other.start < insertion.start < other.end
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(
+    raw_fixes=strategies.lists(
+        strategies.lists(
+            strategies.tuples(strategies.integers(0, 30), strategies.integers(0, 5)), min_size=1, max_size=3
+        ),
+        max_size=12,
+    )
+)
+def test_plan_keeps_exactly_the_fixes_a_pairwise_check_keeps(raw_fixes: list) -> None:
+    data = bytes(40)
+    fixes = [fix(*((start, start + length, b"x") for start, length in edits)) for edits in raw_fixes]
+    expected_kept: list[Fix] = []
+    for candidate in fixes:
+        own = list(candidate.edits)
+        internal = any(brute_force_conflict(a, b) for i, a in enumerate(own) for b in own[i + 1 :])
+        against_kept = any(brute_force_conflict(a, b) for a in own for kept in expected_kept for b in kept.edits)
+        if not internal and not against_kept:
+            expected_kept.append(candidate)
+    assert list(plan_fixes(data, fixes).applied) == expected_kept
+
+
+def test_twenty_thousand_fixes_all_apply() -> None:
+    """A generated header can carry thousands of findings; the overlap check looks at neighbours, not at all pairs."""
+    data = bytes(200_000)
+    fixes = [fix((offset, offset + 3, b"yy")) for offset in range(0, 200_000, 10)]
+    plan = plan_fixes(data, fixes)
+    assert len(plan.applied) == 20_000 and not plan.skipped
 
 
 # --- write_atomic ----------------------------------------------------------------------------------------------------
@@ -257,6 +299,46 @@ def test_diff_keeps_cr_and_non_utf8_bytes() -> None:
     raw = unified_diff_bytes("k.c", b"x \\\r\n\xff\n", b"x  \\\r\n\xff\n")
     assert b"-x \\\r\n+x  \\\r\n \xff\n" in raw
     assert encode_diff(unified_diff("k.c", b"x \\\r\n\xff\n", b"x  \\\r\n\xff\n")) == raw
+
+
+def apply_opcodes(old: list[bytes], new: list[bytes], codes: list) -> list[bytes]:
+    result: list[bytes] = []
+    position = 0
+    for tag, i1, i2, j1, j2 in codes:
+        assert i1 == position, "opcodes must cover the old lines in order"
+        result.extend(old[i1:i2] if tag == "equal" else new[j1:j2])
+        if tag == "equal":
+            assert old[i1:i2] == new[j1:j2]
+        position = i2
+    assert position == len(old)
+    return result
+
+
+def changed_lines(codes: list) -> int:
+    return sum((i2 - i1) + (j2 - j1) for tag, i1, i2, j1, j2 in codes if tag != "equal")
+
+
+@hypothesis.settings(max_examples=400, deadline=None)
+@hypothesis.given(
+    old=strategies.lists(strategies.sampled_from([b"a\n", b"b\n", b"c\n", b"d\n"]), max_size=30),
+    new=strategies.lists(strategies.sampled_from([b"a\n", b"b\n", b"c\n", b"e\n"]), max_size=30),
+)
+def test_diff_opcodes_are_exact_and_as_small_as_difflibs(old: list[bytes], new: list[bytes]) -> None:
+    import difflib
+
+    codes = diff_opcodes(old, new)
+    assert apply_opcodes(old, new, codes) == new
+    reference = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+    assert changed_lines(codes) <= changed_lines(reference)
+
+
+def test_diff_of_many_changed_lines_stays_exact() -> None:
+    """Past the minimal-diff limit: same line count pairs lines, otherwise one block; both still apply exactly."""
+    old = [b"line %d  \\\n" % i for i in range(5000)]
+    same_count = [line.replace(b"  ", b" ") if i % 2 else line for i, line in enumerate(old)]
+    assert apply_opcodes(old, same_count, diff_opcodes(old, same_count)) == same_count
+    fewer = [line for i, line in enumerate(same_count) if i % 3]
+    assert apply_opcodes(old, fewer, diff_opcodes(old, fewer)) == fewer
 
 
 lines_strategy = strategies.lists(

@@ -48,6 +48,7 @@ _HORIZONTAL_WHITESPACE = b" \t\f\v"
 _IDENTIFIER_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _WHITESPACE_BYTES = b" \t\f\v\r\n"
 _ALIGNMENT_MODES = ("min", "max", "majority")
+_QUICK_TEST_LIMIT = 64
 
 
 @dataclass(frozen=True)
@@ -214,16 +215,16 @@ def _continues_previous_line(data: bytes, line_start: int) -> bool:
     return _continuation_backslash(data, previous_start, terminator) is not None
 
 
-def _maybe_in_comment_or_literal(data: bytes, offset: int) -> bool:
+def _maybe_in_comment_or_literal(data: bytes, offset: int, first_raw_string: int) -> bool:
     """False when `offset` certainly lies outside every block comment and raw string; True means lex to be sure.
 
     A comment holding `offset` would be the last `/*` before it with no `*/` in between; splice-continued `//`
     comments and strings are ruled out by the caller (the line before is not continued).
     """
-    opening = data.rfind(b"/*", 0, offset)
-    if opening >= 0 and data.find(b"*/", opening + 2, offset) < 0:
+    if 0 <= first_raw_string < offset:
         return True
-    return data.find(b'R"', 0, offset) >= 0
+    opening = data.rfind(b"/*", 0, offset)
+    return opening >= 0 and data.rfind(b"*/", opening + 2, offset) < 0
 
 
 def _physical_lines(data: bytes, define_start: int) -> list[tuple[int, int, int, bytes, bool]]:
@@ -253,7 +254,7 @@ def _width(text: bytes, tab_width: int) -> int:
     return len(text) if text.isascii() and b"\t" not in text else display_width(text, tab_width)
 
 
-def _macro_lines(data: bytes, define_start: int, tab_width: int) -> list[MacroLine]:
+def _macro_lines(data: bytes, define_start: int, number: int, tab_width: int) -> list[MacroLine]:
     """One pass over the macro's lines: the rule's hot loop, so the per-line work stays in bytes methods."""
     physical = _physical_lines(data, define_start)
     end = physical[-1][1]
@@ -262,7 +263,6 @@ def _macro_lines(data: bytes, define_start: int, tab_width: int) -> list[MacroLi
     # or a comment may hide a splice that glues tokens.
     regions = _lex_regions(data, define_start, end) if b'"' in body or b"'" in body else None
     has_comments = b"/*" in body or b"//" in body
-    number = data.count(b"\n", 0, define_start) + 1
     lines: list[MacroLine] = []
     for line_start, terminator, next_start, before, continued in physical:
         content = before.rstrip()
@@ -305,18 +305,22 @@ def find_macros(data: bytes, tab_width: int = 8) -> tuple[Macro, ...]:
             candidates.append((line_start, match))
     if not candidates:
         return ()
-    whole_file: list[_Regions] = []  # lexed only when a quick test cannot rule out a comment
+    # The quick comment test scans back to the last `/*`: linear per macro, so many macros get one lexing pass.
+    whole_file = _lex_regions(data) if len(candidates) > _QUICK_TEST_LIMIT else None
+    first_raw_string = data.find(b'R"')
     macros: list[Macro] = []
     consumed_until = 0
+    counted_until, line_number = 0, 1  # line numbers counted incrementally, never from the top again
     for start, match in candidates:
         if start < consumed_until or _continues_previous_line(data, start):
             continue
-        if _maybe_in_comment_or_literal(data, start):
-            if not whole_file:
-                whole_file.append(_lex_regions(data))
-            if whole_file[0].find(match.start(1)) is not None:
+        if whole_file is not None or _maybe_in_comment_or_literal(data, start, first_raw_string):
+            whole_file = whole_file or _lex_regions(data)
+            if whole_file.find(match.start(1)) is not None:
                 continue
-        lines = _macro_lines(data, start, tab_width)
+        line_number += data.count(b"\n", counted_until, start)
+        counted_until = start
+        lines = _macro_lines(data, start, line_number, tab_width)
         macros.append(Macro(match.group(1).decode("ascii"), tuple(lines)))
         consumed_until = lines[-1].end
     return tuple(macros)
