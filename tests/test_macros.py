@@ -544,3 +544,42 @@ def test_random_files_fix_exactly_as_the_upstream_script(data: bytes) -> None:
         theirs = script_fix(script, copy)
     assert safe_fixed("random.c", data, {"HX110", "HX111"}) == theirs
     assert lint("random.c", theirs, {"HX110", "HX111"}) == []
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(
+    data=strategies.lists(
+        strategies.sampled_from(
+            [
+                b"#define F ",
+                b"\\",
+                b" ",
+                b"\t",
+                b"\n",
+                b"\r\n",
+                b"\r",
+                b"/*",
+                b"*/",
+                b"//",
+                b'"',
+                b"'",
+                b'R"(',
+                b"x",
+                b"\xff",
+                b"\xe4\xb8\xad",
+                b"\f",
+                b"#",
+                b"define",
+                b"1'0",
+            ]
+        ),
+        max_size=60,
+    ).map(b"".join)
+)
+def test_any_bytes_give_findings_not_exceptions_and_the_fix_converges(data: bytes) -> None:
+    """Garbage in (unterminated comments and literals, stray CRs, bytes that are not UTF-8): no crash, and the safe
+    fixes only touch horizontal whitespace and reach a fixed point."""
+    codes = set(CHECKS)
+    fixed = safe_fixed("fuzz.c", data, codes)
+    assert HORIZONTAL_WHITESPACE.sub(b"", fixed) == HORIZONTAL_WHITESPACE.sub(b"", data)
+    assert safe_fixed("fuzz.c", fixed, codes) == fixed
