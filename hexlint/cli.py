@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -18,7 +19,7 @@ from hexlint import __version__, registry
 from hexlint.baseline import BaselineError
 from hexlint.config import ARCHITECTURES, CONTEXT_MODES, Config, ConfigError, load_config
 from hexlint.core import Rule
-from hexlint.discover import DiscoveryError
+from hexlint.discover import DiscoveryError, is_binary, is_source
 from hexlint.engine import InputError, InternalError, LintResult, RunSettings, lint, unknown_selectors, write_baseline
 from hexlint.report import FORMATS, render_statistics, summary_line
 
@@ -224,9 +225,38 @@ def _write_diff(diff: str, stdout: TextIO) -> None:
         stdout.write(diff)
 
 
+def lints_file(target: Path, paths: Sequence[str]) -> bool:
+    """Whether writing `target` could overwrite a file of the run: a named path, or a lintable file below a named
+    directory (a report must never replace a source: only --fix writes sources)."""
+    real_target = os.path.realpath(target)
+    for given in paths:
+        real = os.path.realpath(given)
+        if real_target == real:
+            return True
+        below = real_target.startswith(real.rstrip(os.sep) + os.sep)
+        if below and Path(given).is_dir() and (is_source(target) or is_binary(target)):
+            return True
+    return False
+
+
+def check_writable_target(option: str, target: str, paths: Sequence[str]) -> None:
+    """--output / --write-baseline: refuse before linting what could only fail or destroy a linted file afterwards."""
+    path = Path(target)
+    if lints_file(path, paths):
+        raise UsageError(f"{option}: {target}: is a file being linted; write the report elsewhere")
+    if path.is_dir():
+        raise UsageError(f"{option}: {target}: is a directory")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"{option}: {target}: directory {parent} does not exist")
+
+
 def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     settings = settings_from(arguments)
     paths = arguments.paths or ["."]
+    for option, target in (("--output", arguments.output), ("--write-baseline", arguments.write_baseline)):
+        if target:
+            check_writable_target(option, target, paths)
     config: Config = load_config(arguments.config, paths[0])
     result = lint(paths, config, settings)
     if result.files_checked == 0:

@@ -8,6 +8,7 @@ relative to the directory of the file that holds them. Unknown keys and unknown 
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -213,7 +214,10 @@ def load_config_file(path: Path) -> Config:
 
 
 def find_config_file(start: Path) -> Path | None:
-    directory = start.resolve()
+    try:
+        directory = start.resolve()
+    except (OSError, RuntimeError):  # a symbolic link loop: discovery names it; here search from where it sits
+        directory = Path(os.path.abspath(start))
     if not directory.is_dir():
         directory = directory.parent
     for candidate_dir in (directory, *directory.parents):

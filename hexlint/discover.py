@@ -180,6 +180,14 @@ def _is_hidden(name: str) -> bool:
     return name.startswith(".") and name not in (".", "..")
 
 
+def _is_regular_file(entry: os.DirEntry[str]) -> bool:
+    """A file to lint; a symbolic link loop met while walking is skipped like a dangling link (nothing to read)."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
 def walk_directory(root: Path) -> Iterator[Path]:
     """Every lintable file below `root`, sorted, skipping hidden and gitignored directories and files.
 
@@ -204,7 +212,7 @@ def walk_directory(root: Path) -> Iterator[Path]:
                 continue
             if is_dir:
                 yield from walk(path, shown / entry.name, local)
-            elif entry.is_file() and (is_source(path) or is_binary(path)):
+            elif _is_regular_file(entry) and (is_source(path) or is_binary(path)):
                 yield shown / entry.name
 
     yield from walk(absolute_root, root, base_patterns)
@@ -241,6 +249,8 @@ def discover(paths: Sequence[str | Path]) -> Discovered:
     for given in paths:
         path = Path(given)
         if not path.exists():
+            if path.is_symlink():
+                raise DiscoveryError(f"{given}: symbolic link to a missing file, or a symbolic link loop")
             raise DiscoveryError(f"{given}: no such file or directory")
         if path.is_dir():
             for file in walk_directory(path):

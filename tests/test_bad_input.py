@@ -188,3 +188,73 @@ def test_unreadable_directory_is_an_error_not_a_silent_skip(tree: Path, monkeypa
 
     monkeypatch.setattr(os, "scandir", failing_scandir)
     one_line_error(hexlint_cli("src"), "src/locked: cannot read directory: Permission denied")
+
+
+def test_symlink_loop_named_explicitly_is_an_error_naming_it(tree: Path, hexlint_cli) -> None:
+    (tree / "loop1.c").symlink_to("loop2.c")
+    (tree / "loop2.c").symlink_to("loop1.c")
+    one_line_error(hexlint_cli("loop1.c"), "loop1.c: symbolic link to a missing file, or a symbolic link loop")
+
+
+def test_symlink_loop_met_while_walking_is_skipped(tree: Path, hexlint_cli) -> None:
+    (tree / "htp").mkdir()
+    (tree / "htp" / "loop1.c").symlink_to("loop2.c")
+    (tree / "htp" / "loop2.c").symlink_to("loop1.c")
+    (tree / "htp" / "k.c").write_text("int a;\n")
+    for arguments in ((".",), ("htp/k.c",)):  # the second walks the tree for context
+        run = hexlint_cli(*arguments)
+        assert (run.status, run.stdout) == (0, ""), run
+        assert run.stderr == "All checks passed: 1 file checked.\n"
+
+
+def test_c_suffix_on_a_directory_or_on_binary_bytes(tree: Path, hexlint_cli) -> None:
+    (tree / "dir.c").mkdir()
+    one_line_error(hexlint_cli("dir.c"), "dir.c: no C/C++ sources or ELF files to lint")
+    (tree / "blob.c").write_bytes(b"\x00\x01\x02\xff\xfe binary \x00\x00")
+    run = hexlint_cli("blob.c")
+    assert run.status == 1 and "Traceback" not in run.stderr
+    assert run.stdout.startswith("blob.c:1:") and "HX002 [parse-error]" in run.stdout
+    (tree / "host.c").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(9) + b"\x03\x00\x3e\x00" + bytes(44))
+    one_line_error(hexlint_cli("host.c"), "host.c: not a Hexagon ELF")
+
+
+def test_zero_byte_shared_object(tree: Path, hexlint_cli) -> None:
+    (tree / "libempty.so").write_bytes(b"")
+    one_line_error(hexlint_cli("libempty.so"), "libempty.so: not an ELF file")
+
+
+@pytest.mark.parametrize("option", ["--output", "--write-baseline"])
+def test_report_onto_a_linted_file_is_refused_and_the_file_kept(tree: Path, hexlint_cli, option: str) -> None:
+    (tree / "k.c").write_text("int a;\n")
+    one_line_error(hexlint_cli(option, "k.c", "k.c"), f"{option}: k.c: is a file being linted")
+    one_line_error(hexlint_cli(option, "./k.c", "."), f"{option}: ./k.c: is a file being linted")
+    assert (tree / "k.c").read_text() == "int a;\n"
+    report = hexlint_cli(option, "report.txt", ".")
+    assert report.status == 0 and (tree / "report.txt").is_file()
+
+
+@pytest.mark.parametrize("option", ["--output", "--write-baseline"])
+def test_report_into_a_missing_directory_fails_before_linting(
+    tree: Path, monkeypatch, hexlint_cli, option: str
+) -> None:
+    from hexlint import cli
+
+    (tree / "k.c").write_text("int a;\n")
+
+    def no_lint(*_arguments: object) -> None:
+        raise AssertionError("linted although the report cannot be written")
+
+    monkeypatch.setattr(cli, "lint", no_lint)
+    one_line_error(hexlint_cli(option, "missing/out.txt", "k.c"), f"{option}: missing/out.txt: directory missing")
+    one_line_error(hexlint_cli(option, ".", "k.c"), f"{option}: .: is a directory")
+
+
+def test_baseline_that_is_not_json_and_config_that_is_not_toml(tree: Path, hexlint_cli) -> None:
+    (tree / "k.c").write_text("int a;\n")
+    (tree / "baseline.json").write_text("{ not json")
+    one_line_error(hexlint_cli("--baseline", "baseline.json", "k.c"), "baseline.json: baseline is not valid JSON")
+    (tree / "baseline.json").write_bytes(b"\xff\xfe")
+    one_line_error(hexlint_cli("--baseline", "baseline.json", "k.c"), "baseline.json")
+    (tree / "hexlint.toml").write_text("select = [\n")
+    one_line_error(hexlint_cli("--config", "hexlint.toml", "k.c"), "hexlint.toml: invalid TOML")
+    one_line_error(hexlint_cli("k.c"), "hexlint.toml: invalid TOML")  # found, not named: the same error
