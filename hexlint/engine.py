@@ -196,15 +196,52 @@ def run_text_rules(
 # ---------------------------------------------------------------- C front end
 
 
+def check_compile_commands(path: str) -> None:
+    """A compile_commands.json the front end can use: a JSON list of objects with string `file`, `directory`,
+    `command` (shell words) or `arguments` (a list of strings). Checked once, so a bad one is one error naming it."""
+    import json
+    import shlex
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            entries = json.load(handle)
+    except OSError as error:
+        raise InputError(f"{path}: cannot read compile commands: {error.strerror or error}") from None
+    except ValueError as error:  # also UnicodeDecodeError
+        raise InputError(f"{path}: compile commands are not valid JSON: {error}") from None
+    if not isinstance(entries, list):
+        raise InputError(f"{path}: compile commands must be a JSON list of entries")
+    for number, entry in enumerate(entries, start=1):
+        where = f"{path}: entry {number}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
+            raise InputError(f"{where}: needs a `file` string")
+        if not isinstance(entry.get("directory", ""), str) or not isinstance(entry.get("command", ""), str):
+            raise InputError(f"{where}: `directory` and `command` must be strings")
+        arguments = entry.get("arguments", [])
+        if not isinstance(arguments, list) or not all(isinstance(word, str) for word in arguments):
+            raise InputError(f"{where}: `arguments` must be a list of strings")
+        try:
+            shlex.split(entry.get("command", ""))
+        except ValueError as error:
+            raise InputError(f"{where}: `command` is not valid shell words: {error}") from None
+
+
 def _parse_settings(config: Config, settings: RunSettings) -> Any:
     from hexlint.c.parse import ParseSettings
 
+    compile_commands = settings.compile_commands or config.compile_commands
+    if compile_commands is not None:
+        check_compile_commands(compile_commands)
+    sdk_root = os.environ.get("HEXAGON_SDK_ROOT") or None
+    if sdk_root is not None and not os.path.isdir(sdk_root):
+        # Silently falling back to the stand-ins would hide a broken CI set-up.
+        raise InputError(f"HEXAGON_SDK_ROOT: {sdk_root}: not a directory")
     return ParseSettings(
         arch=settings.arch or config.arch or "v73",
         include_dirs=(*settings.include_dirs, *config.include_dirs),
         defines=(*settings.defines, *config.defines),
-        compile_commands=settings.compile_commands or config.compile_commands,
-        sdk_root=os.environ.get("HEXAGON_SDK_ROOT") or None,
+        compile_commands=compile_commands,
+        sdk_root=sdk_root,
     )
 
 

@@ -258,3 +258,23 @@ def test_baseline_that_is_not_json_and_config_that_is_not_toml(tree: Path, hexli
     (tree / "hexlint.toml").write_text("select = [\n")
     one_line_error(hexlint_cli("--config", "hexlint.toml", "k.c"), "hexlint.toml: invalid TOML")
     one_line_error(hexlint_cli("k.c"), "hexlint.toml: invalid TOML")  # found, not named: the same error
+
+
+@pytest.mark.parametrize(
+    ("content", "named"),
+    [
+        ("{ not json", "compile commands are not valid JSON"),
+        ("{}", "compile commands must be a JSON list"),
+        ("[1]", "entry 1: needs a `file` string"),
+        ('[{"directory": 3, "file": "k.c"}]', "entry 1: `directory` and `command` must be strings"),
+        ('[{"file": "k.c", "arguments": "cc k.c"}]', "entry 1: `arguments` must be a list of strings"),
+        ('[{"file": "k.c", "command": "cc \\"open"}]', "entry 1: `command` is not valid shell words"),
+    ],
+)
+def test_bad_compile_commands_are_one_line_errors(tree: Path, hexlint_cli, content: str, named: str) -> None:
+    (tree / "k.c").write_text("int a;\n")
+    (tree / "cc.json").write_text(content)
+    one_line_error(hexlint_cli("--compile-commands", "cc.json", "k.c"), f"cc.json: {named}")
+    # The same file named in the configuration.
+    (tree / "hexlint.toml").write_text('compile-commands = "cc.json"\n')
+    one_line_error(hexlint_cli("k.c"), named)

@@ -264,3 +264,22 @@ def test_rule_docs_print_option_defaults_as_pasteable_toml(hexlint_cli) -> None:
             continue
         printed = hexlint_cli("rule", rule.code).stdout.split("## Options", 1)[1].splitlines()[1:]
         assert tomllib.loads("\n".join(line.strip() for line in printed)) == dict(rule.options)
+
+
+def test_hexagon_sdk_root_headers_replace_the_stand_ins(tmp_path: Path, monkeypatch, hexlint_cli) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "htp").mkdir()
+    (tmp_path / "htp" / "k.c").write_text(
+        '#include "HAP_farf.h"\n#ifndef FROM_THE_SDK\n#error the stand-in was used\n#endif\nint a;\n'
+    )
+    (tmp_path / "sdk" / "incs").mkdir(parents=True)
+    (tmp_path / "sdk" / "incs" / "HAP_farf.h").write_text("#define FROM_THE_SDK 1\n")
+    monkeypatch.delenv("HEXAGON_SDK_ROOT", raising=False)
+    stand_in = hexlint_cli("--select", "HX002", "htp/k.c")
+    assert stand_in.status == 1 and "the stand-in was used" in stand_in.stdout
+    monkeypatch.setenv("HEXAGON_SDK_ROOT", str(tmp_path / "sdk"))
+    assert hexlint_cli("--select", "HX002", "htp/k.c").status == 0
+    monkeypatch.setenv("HEXAGON_SDK_ROOT", str(tmp_path / "no-sdk"))
+    wrong = hexlint_cli("htp/k.c")
+    assert (wrong.status, wrong.stdout) == (2, "")
+    assert wrong.stderr == f"hexlint: error: HEXAGON_SDK_ROOT: {tmp_path / 'no-sdk'}: not a directory\n"
