@@ -12,7 +12,8 @@ Three measurements per tree, each the best of --repeat runs:
   check     in process: read every file and find misaligned macros (hexlint: both rules' check functions;
             script: its process_file without --fix)
   fix       in process, on a fresh copy of the tree each run: compute and write the fixes
-  command   end to end, a new Python process each run: `hexlint --select HX110,HX111 TREE` and `script -q TREE`
+  command   end to end, a new Python process each run: `python -m hexlint --select HX110,HX111 -q TREE` and
+            `python script -q TREE` (interpreter start and imports included)
 It also reports whether both tools' fixed trees are byte-identical.
 """
 
@@ -42,17 +43,6 @@ from hexlint.fixer import apply_fixes, write_atomic  # noqa: E402
 
 SOURCE_SUFFIXES = {".c", ".h", ".cpp", ".hpp", ".cc", ".cxx", ".inl"}
 RULE_CHECKS = (hx110_macro_backslash_misaligned.check, hx111_macro_backslash_whitespace.check)
-
-# Until hexlint/checks/__init__.py lists HX110/HX111, the command measurement registers them in a shim.
-CLI_SHIM = (
-    "import sys; sys.path.insert(0, {repo!r})\n"
-    "from hexlint import checks, registry\n"
-    "from hexlint.checks import hx110_macro_backslash_misaligned as a, hx111_macro_backslash_whitespace as b\n"
-    "checks.CHECKS.setdefault('HX110', a.check); checks.CHECKS.setdefault('HX111', b.check)\n"
-    "registry.all_rules.cache_clear()\n"
-    "from hexlint.cli import main\n"
-    "sys.exit(main(sys.argv[1:]))\n"
-)
 
 
 def source_files(tree: Path) -> list[Path]:
@@ -132,8 +122,12 @@ def copy_tree(tree: Path, destination: Path) -> list[Path]:
 
 
 def command_time(repeat: int, command: list[str], cwd: Path) -> float:
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+
     def run() -> None:
-        subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(
+            command, cwd=cwd, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+        )
 
     return best_of(repeat, run)
 
@@ -191,9 +185,7 @@ def bench_tree(tree: Path, script: Path | None, module: ModuleType | None, repea
         else:
             print(report_line("fix", ours, theirs))
 
-    shim = Path(tempfile.gettempdir()) / "hexlint_bench_cli.py"
-    shim.write_text(CLI_SHIM.format(repo=str(REPO)))
-    ours = command_time(repeat, [sys.executable, str(shim), "--select", "HX110,HX111", "-q", str(tree)], REPO)
+    ours = command_time(repeat, [sys.executable, "-m", "hexlint", "--select", "HX110,HX111", "-q", str(tree)], REPO)
     theirs = command_time(repeat, [sys.executable, str(script), "-q", str(tree)], REPO) if script else None
     print(report_line("command", ours, theirs))
     return identical
