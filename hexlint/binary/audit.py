@@ -21,14 +21,16 @@ Accesses outside every loop are frame set-up (callee-saved register saves in the
 from __future__ import annotations
 
 import fnmatch
+import functools
 import gc
 import re
-from collections import Counter
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from hexlint.hexagon.cfg import FunctionCfg, build_cfg
+from hexlint.hexagon.cfg import BasicBlock, FunctionCfg, build_cfg, frozen_instance
 
 if TYPE_CHECKING:  # hexlint.elf imports pyelftools: only a run that audits a binary pays for that import
     from hexlint.elf import ElfImage, FunctionSymbol, SourceLocation
@@ -244,12 +246,12 @@ def _audit_image(
     function_filter: Callable[[str], bool] | None,
     decode: Callable[..., list[Packet]] | None,
 ) -> LibraryAudit:
-    if decode is None:
-        from hexlint.hexagon.decode import decode_packets as decode
     cpu = image.cpu or 0x73
     symbols = [s for s in _unique_functions(image.functions) if function_filter is None or function_filter(s.name)]
     functions = []
     if function_filter is not None:
+        if decode is None:
+            from hexlint.hexagon.decode import decode_packets as decode
         # A few functions asked for (--func, --disasm): decode only their bytes; functions start on packet boundaries.
         for symbol in symbols:
             section = image.section_at(symbol.address)
@@ -259,14 +261,11 @@ def _audit_image(
             code = section.data[offset : offset + symbol.size]
             functions.append(audit_function(symbol, decode(code, symbol.address, cpu), image, settings))
     else:
-        packets: list[Packet] = []
-        for section in image.code_sections:
-            packets.extend(decode(section.data, section.address, cpu))
-        packets.sort(key=lambda packet: packet.address)
+        packets = _decode_code_sections(image, cpu, decode)
         addresses = [packet.address for packet in packets]
         for symbol in symbols:
-            low = _bisect_left(addresses, symbol.address)
-            high = _bisect_left(addresses, symbol.end)
+            low = bisect_left(addresses, symbol.address)
+            high = bisect_left(addresses, symbol.end)
             functions.append(audit_function(symbol, packets[low:high], image, settings))
     from hexlint.elf import DebugInfo
 
@@ -287,15 +286,24 @@ def _audit_image(
     )
 
 
-def _bisect_left(values: Sequence[int], value: int) -> int:
-    low, high = 0, len(values)
-    while low < high:
-        middle = (low + high) // 2
-        if values[middle] < value:
-            low = middle + 1
-        else:
-            high = middle
-    return low
+def _decode_code_sections(image: ElfImage, cpu: int, decode: Callable[..., list[Packet]] | None) -> list[Packet]:
+    """Every packet of every code section, by address: one decode of each byte, shared by all functions."""
+    from hexlint.hexagon.decode import decode_packets
+
+    by_address = sorted(image.code_sections, key=lambda section: section.address)
+    disjoint = all(first.address + len(first.data) <= second.address for first, second in pairwise(by_address))
+    if (decode is None or decode is decode_packets) and disjoint:
+        # decode_packets yields ascending addresses inside a section: disjoint sections in order need no sort
+        packets: list[Packet] = []
+        for section in by_address:
+            packets.extend(decode_packets(section.data, section.address, cpu))
+        return packets
+    decode = decode or decode_packets
+    packets = []
+    for section in image.code_sections:
+        packets.extend(decode(section.data, section.address, cpu))
+    packets.sort(key=lambda packet: packet.address)
+    return packets
 
 
 def _unique_functions(functions: Iterable[FunctionSymbol]) -> list[FunctionSymbol]:
@@ -313,56 +321,126 @@ def _unique_functions(functions: Iterable[FunctionSymbol]) -> list[FunctionSymbo
 
 
 def matches_any(name: str | None, patterns: Iterable[str]) -> bool:
-    return name is not None and any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+    """`name` matches one of the fnmatch `patterns` (case-sensitive), as fnmatch.fnmatchcase would say."""
+    return name is not None and _union_pattern(tuple(patterns)).match(name) is not None
+
+
+@functools.lru_cache(maxsize=64)
+def _union_pattern(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One regex for several fnmatch patterns: one match per name instead of one per pattern."""
+    if not patterns:
+        return re.compile(r"(?!)")  # matches nothing, like any() over no pattern
+    return re.compile("|".join(f"(?:{fnmatch.translate(pattern)})" for pattern in patterns))
+
+
+@functools.lru_cache(maxsize=4096)
+def _helper_kinds(helper: str | None, promotion: tuple[str, ...], division: tuple[str, ...]) -> tuple[bool, bool]:
+    """(is a promotion helper, is a division helper): a library calls the same few helpers again and again."""
+    return matches_any(helper, promotion), matches_any(helper, division)
+
+
+@dataclass(frozen=True)
+class _InstructionFacts:
+    """What one pass over a function's instructions finds (packet indexes, in address order)."""
+
+    control: list[int]  # packets holding a branch, a loop set-up or an :endloop marker (for the CFG)
+    seeds: list[int]  # packets that derive a register other than SP/FP from SP/FP
+    direct: list[tuple[int, Instruction]]  # memory accesses based on r29/r30 themselves
+    calls: list[tuple[int, Instruction]]  # calls and tail calls
+    doubles: list[tuple[int, Instruction]]  # float->double conversions and double arithmetic (not in helpers)
+    hvx: int
+    first_hvx: int | None
+
+
+def _instruction_facts(packets: tuple[Packet, ...], start: int, end: int, is_helper: bool) -> _InstructionFacts:
+    control: list[int] = []
+    seeds: list[int] = []
+    direct: list[tuple[int, Instruction]] = []
+    calls: list[tuple[int, Instruction]] = []
+    doubles: list[tuple[int, Instruction]] = []
+    hvx = 0
+    first_hvx = None
+    for index, packet in enumerate(packets):
+        is_control = bool(packet.endloop)
+        is_seed = False
+        for instruction in packet.instructions:
+            if instruction.is_hvx:
+                hvx += 1
+                if first_hvx is None:
+                    first_hvx = instruction.address
+            writes = instruction.writes
+            if writes and not is_seed:
+                for write in writes:
+                    # r29/r30 themselves are never tracked (`r30 = r29`, allocframe): only another register can carry
+                    if write.source in STACK_BASES and write.dest not in STACK_BASES:
+                        is_seed = True
+            memory = instruction.memory
+            if memory is not None and memory.base in STACK_BASES:
+                direct.append((index, instruction))
+            branch = instruction.branch
+            if branch is None:
+                if instruction.loop_setup is not None:
+                    is_control = True
+                if (instruction.float_to_double or instruction.double_arith) and not is_helper:
+                    doubles.append((index, instruction))
+                continue
+            is_control = True
+            if branch == "call" or branch == "callr":
+                calls.append((index, instruction))
+            elif branch == "jump":
+                # a direct jump leaving the function is a call that does not come back (tail call)
+                target = instruction.target
+                if target is not None and not start <= target < end:
+                    calls.append((index, instruction))
+        if is_control:
+            control.append(index)
+        if is_seed:
+            seeds.append(index)
+    return _InstructionFacts(control, seeds, direct, calls, doubles, hvx, first_hvx)
 
 
 def audit_function(
     symbol: FunctionSymbol, packets: Sequence[Packet], image: ElfImage | None, settings: AuditSettings
 ) -> FunctionAudit:
-    cfg = build_cfg(packets, symbol.address, symbol.end)
-    is_helper = settings.skip_helper_functions and matches_any(
-        symbol.name, settings.promotion_helpers + settings.division_helpers
-    )
-    calls: list[CallSite] = []
-    doubles: list[DoubleOperation] = []
-    hvx = 0
-    first_hvx = None
-    seeds: set[int] = set()
-    packets = cfg.packets
-    for block in cfg.blocks:
-        loop = cfg.innermost_loop_by_block.get(block.start)
-        for index in range(block.first_packet, block.last_packet + 1):
-            packet = packets[index]
-            for instruction in packet.instructions:
-                if instruction.is_hvx:
-                    hvx += 1
-                    first_hvx = instruction.address if first_hvx is None else first_hvx
-                for write in instruction.writes:
-                    if write.source in STACK_BASES:
-                        seeds.add(index)
-                branch = instruction.branch
-                if branch is None:
-                    if (instruction.float_to_double or instruction.double_arith) and not is_helper:
-                        doubles.append(
-                            DoubleOperation(
-                                instruction.address, packet.address, instruction.text, loop, instruction.float_to_double
-                            )
-                        )
-                    continue
-                if branch == "call" or branch == "callr" or _is_tail_call(instruction, cfg):
-                    helper = image.name_of_target(instruction.target, instruction.address) if image else None
-                    calls.append(
-                        CallSite(
-                            address=instruction.address,
-                            packet_address=packet.address,
-                            text=instruction.text,
-                            helper=helper,
-                            loop=loop,
-                            is_promotion=not is_helper and matches_any(helper, settings.promotion_helpers),
-                            is_division=not is_helper and matches_any(helper, settings.division_helpers),
-                        )
-                    )
-    stack_accesses = _stack_accesses(cfg, seeds)
+    """The facts of one function: one pass over its instructions, its CFG, then only the instructions that matter."""
+    packets = tuple(packets)
+    promotion, division = settings.promotion_helpers, settings.division_helpers
+    is_helper = settings.skip_helper_functions and matches_any(symbol.name, promotion + division)
+    facts = _instruction_facts(packets, symbol.address, symbol.end, is_helper)
+    cfg = build_cfg(packets, symbol.address, symbol.end, control=facts.control)
+    loop_of = _innermost_loop_of_packets(cfg)
+    calls = []
+    for index, instruction in facts.calls:
+        helper = image.name_of_target(instruction.target, instruction.address) if image else None
+        is_promotion, is_division = _helper_kinds(helper, promotion, division)
+        calls.append(
+            frozen_instance(
+                CallSite,
+                {
+                    "address": instruction.address,
+                    "packet_address": packets[index].address,
+                    "text": instruction.text,
+                    "helper": helper,
+                    "loop": loop_of[index],
+                    "is_promotion": not is_helper and is_promotion,
+                    "is_division": not is_helper and is_division,
+                },
+            )
+        )
+    doubles = [
+        frozen_instance(
+            DoubleOperation,
+            {
+                "address": instruction.address,
+                "packet_address": packets[index].address,
+                "text": instruction.text,
+                "loop": loop_of[index],
+                "is_conversion": instruction.float_to_double,
+            },
+        )
+        for index, instruction in facts.doubles
+    ]
+    stack_accesses = _stack_accesses_from_facts(cfg, facts, loop_of)
     loops = _loop_audits(cfg, stack_accesses, calls, doubles)
     return FunctionAudit(
         name=symbol.name,
@@ -372,12 +450,37 @@ def audit_function(
         stack_accesses=tuple(stack_accesses),
         calls=tuple(calls),
         double_operations=tuple(doubles),
-        hvx_instructions=hvx,
-        first_hvx_address=first_hvx,
+        hvx_instructions=facts.hvx,
+        first_hvx_address=facts.first_hvx,
         loops=loops,
         is_helper=is_helper,
         is_dma_worker=bool(settings.dma_pattern) and re.search(settings.dma_pattern, symbol.name) is not None,
     )
+
+
+class _NoLoops:
+    """loop_of for a function without loops: every packet index maps to None, without a list per function."""
+
+    def __getitem__(self, index: int) -> None:
+        return None
+
+
+_NO_LOOPS = _NoLoops()
+
+
+def _innermost_loop_of_packets(cfg: FunctionCfg) -> Sequence[int | None]:
+    """Packet index -> header of its innermost loop, None outside loops."""
+    if not cfg.loops:
+        return _NO_LOOPS  # type: ignore[return-value]
+    loop_of: list[int | None] = [None] * len(cfg.packets)
+    innermost = cfg.innermost_loop_by_block
+    for block in cfg.blocks:
+        header = innermost.get(block.start)
+        if header is not None:
+            loop_of[block.first_packet : block.last_packet + 1] = [header] * (
+                block.last_packet - block.first_packet + 1
+            )
+    return loop_of
 
 
 def _is_tail_call(instruction: Instruction, cfg: FunctionCfg) -> bool:
@@ -389,7 +492,8 @@ def _is_tail_call(instruction: Instruction, cfg: FunctionCfg) -> bool:
 def _stack_accesses(cfg: FunctionCfg, seeds: set[int] | None = None) -> list[StackAccess]:
     """Forward data flow of SP/FP-derived registers over the blocks, then classify each memory access.
 
-    `seeds`: indexes of the packets that derive a register from SP/FP (computed here when not given)."""
+    The reference walk over every instruction; the audit takes the shortcut `_stack_accesses_from_facts` (a test
+    checks both agree). `seeds`: indexes of the packets that derive a register from SP/FP (computed when not given)."""
     seeds = _seed_packets(cfg) if seeds is None else seeds
     # Nothing copies SP/FP into another register: only direct r29/r30 accesses exist, no data flow needed.
     entry_states = _derived_registers_at_blocks(cfg, seeds) if seeds else {}
@@ -397,14 +501,55 @@ def _stack_accesses(cfg: FunctionCfg, seeds: set[int] | None = None) -> list[Sta
     for block in cfg.blocks:
         state = entry_states.get(block.start, {})
         loop = cfg.innermost_loop_by_block.get(block.start)
-        for index in range(block.first_packet, block.last_packet + 1):
-            packet = cfg.packets[index]
-            for instruction in packet.instructions:
-                memory = instruction.memory
-                if memory is not None and (memory.base in STACK_BASES or memory.base in state):
-                    accesses.append(_classify(instruction, state, packet.address, loop))
-            if state or index in seeds:
-                state = _transfer(packet, state)
+        accesses += _block_accesses(cfg, block, state, seeds, loop)
+    return sorted(accesses, key=lambda access: (access.address, access.text))
+
+
+def _block_accesses(
+    cfg: FunctionCfg, block: BasicBlock, state: dict[str, Derived], seeds: set[int], loop: int | None
+) -> list[StackAccess]:
+    accesses = []
+    for index in range(block.first_packet, block.last_packet + 1):
+        packet = cfg.packets[index]
+        for instruction in packet.instructions:
+            memory = instruction.memory
+            if memory is not None and (memory.base in STACK_BASES or memory.base in state):
+                accesses.append(_classify(instruction, state, packet.address, loop))
+        if state or index in seeds:
+            state = _transfer(packet, state)
+    return accesses
+
+
+def _stack_accesses_from_facts(
+    cfg: FunctionCfg, facts: _InstructionFacts, loop_of: Sequence[int | None]
+) -> list[StackAccess]:
+    """`_stack_accesses` without walking every instruction again: outside the blocks where an SP/FP-derived register
+    may live, the stack accesses are exactly the r29/r30-based ones the instruction pass already found."""
+    packets = cfg.packets
+    if not facts.seeds:
+        accesses = [
+            _classify(instruction, {}, packets[index].address, loop_of[index]) for index, instruction in facts.direct
+        ]
+    else:
+        seeds = set(facts.seeds)
+        entry_states = _derived_registers_at_blocks(cfg, seeds)
+        firsts = [block.first_packet for block in cfg.blocks]
+        tracked = set()
+        for number, block in enumerate(cfg.blocks):
+            seed_position = bisect_left(facts.seeds, block.first_packet)
+            holds_seed = seed_position < len(facts.seeds) and facts.seeds[seed_position] <= block.last_packet
+            if holds_seed or entry_states.get(block.start):
+                tracked.add(number)
+        accesses = [
+            _classify(instruction, {}, packets[index].address, loop_of[index])
+            for index, instruction in facts.direct
+            if bisect_right(firsts, index) - 1 not in tracked
+        ]
+        innermost = cfg.innermost_loop_by_block
+        for number in sorted(tracked):
+            block = cfg.blocks[number]
+            state = entry_states.get(block.start, {})
+            accesses += _block_accesses(cfg, block, state, seeds, innermost.get(block.start))
     return sorted(accesses, key=lambda access: (access.address, access.text))
 
 
@@ -433,47 +578,86 @@ def _classify(instruction: Instruction, state: dict[str, Derived], packet_addres
     slot = None
     if offset is not None and memory.offset is not None and not memory.post_increment:
         slot = (base, offset + memory.offset)
-    return StackAccess(
-        address=instruction.address,
-        packet_address=packet_address,
-        text=instruction.text,
-        is_store=memory.is_store,
-        is_vector=memory.is_vector,
-        size=memory.size,
-        slot=slot,
-        loop=loop,
+    return frozen_instance(
+        StackAccess,
+        {
+            "address": instruction.address,
+            "packet_address": packet_address,
+            "text": instruction.text,
+            "is_store": memory.is_store,
+            "is_vector": memory.is_vector,
+            "size": memory.size,
+            "slot": slot,
+            "loop": loop,
+        },
     )
 
 
 def _derived_registers_at_blocks(cfg: FunctionCfg, seeds: set[int]) -> dict[int, dict[str, Derived]]:
-    blocks = {block.start: block for block in cfg.blocks}
-    predecessors: dict[int, list[int]] = {start: [] for start in blocks}
-    for block in cfg.blocks:
-        for successor in block.successors:
-            predecessors[successor].append(block.start)
-    entry_states: dict[int, dict[str, Derived]] = {}
-    exit_states: dict[int, dict[str, Derived]] = {}
-    worklist = [block.start for block in cfg.blocks][::-1]
-    queued = set(worklist)
+    """Block start -> SP/FP-derived registers on entry: a worklist over the blocks in address order, last in first
+    out, an unvisited predecessor left out of the join. Outside the blocks a seed packet reaches every state is empty,
+    so there a visit only keeps the worklist order (which decides the result where loops carry a derived register)."""
+    blocks = cfg.blocks
+    count = len(blocks)
+    number_of = {block.start: number for number, block in enumerate(blocks)}
+    successors = [[number_of[successor] for successor in block.successors] for block in blocks]
+    predecessors: list[list[int]] = [[] for _ in range(count)]
+    for number, targets in enumerate(successors):
+        for target in targets:
+            predecessors[target].append(number)
+    seed_list = sorted(seeds)
+    in_region = _blocks_reached_from_seeds(cfg, seed_list, successors)
+    empty: dict[str, Derived] = {}  # shared: states are never changed in place
+    entry_states: list[dict[str, Derived] | None] = [None] * count
+    exit_states: list[dict[str, Derived] | None] = [None] * count
+    worklist = list(range(count - 1, -1, -1))
+    queued = [True] * count
     rounds = 0
-    while worklist and rounds < 50 * len(blocks) + 100:
+    while worklist and rounds < 50 * count + 100:
         rounds += 1
-        start = worklist.pop()
-        queued.discard(start)
-        block = blocks[start]
-        incoming = [exit_states[p] for p in predecessors[start] if p in exit_states]
-        state = _join(incoming)
-        entry_states[start] = state
-        for index in range(block.first_packet, block.last_packet + 1):
-            if state or index in seeds:
+        number = worklist.pop()
+        queued[number] = False
+        if not in_region[number]:
+            entry_states[number] = empty
+            if exit_states[number] is not None:
+                continue  # still empty: nothing changed
+            state = empty
+        else:
+            incoming = [exit_states[p] for p in predecessors[number] if exit_states[p] is not None]
+            state = _join(incoming)  # type: ignore[arg-type]
+            entry_states[number] = state
+            index, last = blocks[number].first_packet, blocks[number].last_packet
+            while index <= last:
+                if not state:  # nothing derived: only a seed packet can change that
+                    position = bisect_left(seed_list, index)
+                    if position == len(seed_list) or seed_list[position] > last:
+                        break
+                    index = seed_list[position]
                 state = _transfer(cfg.packets[index], state)
-        if exit_states.get(start) != state or start not in exit_states:
-            exit_states[start] = state
-            for successor in block.successors:
-                if successor not in queued:
-                    queued.add(successor)
-                    worklist.append(successor)
-    return entry_states
+                index += 1
+            if exit_states[number] is not None and exit_states[number] == state:
+                continue
+        exit_states[number] = state
+        for successor in successors[number]:
+            if not queued[successor]:
+                queued[successor] = True
+                worklist.append(successor)
+    return {blocks[number].start: state for number, state in enumerate(entry_states) if state is not None}
+
+
+def _blocks_reached_from_seeds(cfg: FunctionCfg, seed_list: list[int], successors: list[list[int]]) -> list[bool]:
+    """Blocks holding a seed packet, and every block they reach: the only ones with a derived register."""
+    firsts = [block.first_packet for block in cfg.blocks]
+    reached = [False] * len(firsts)
+    stack = sorted({bisect_right(firsts, index) - 1 for index in seed_list})
+    for number in stack:
+        reached[number] = True
+    while stack:
+        for successor in successors[stack.pop()]:
+            if not reached[successor]:
+                reached[successor] = True
+                stack.append(successor)
+    return reached
 
 
 def _join(states: list[dict[str, Derived]]) -> dict[str, Derived]:
@@ -546,59 +730,69 @@ def _registers(name: str) -> list[str]:
     return [name]
 
 
+# Per-loop counter slots of _loop_audits.
+_VECTOR_STORES, _VECTOR_RELOADS, _SCALAR_STORES, _SCALAR_RELOADS, _ARRAY, _CALLS, _DIVISIONS, _PROMOTIONS = range(8)
+
+
 def _loop_audits(
     cfg: FunctionCfg, accesses: list[StackAccess], calls: list[CallSite], doubles: list[DoubleOperation]
 ) -> tuple[LoopAudit, ...]:
     """Counts per loop, each loop including its nested loops (the function total counts innermost loops only)."""
-    chains = {loop.header: (loop.header, *_ancestors(cfg, loop.header)) for loop in cfg.loops}
-    counts: dict[int, Counter] = {loop.header: Counter() for loop in cfg.loops}
+    if not cfg.loops:
+        return ()
+    chains: dict[int, tuple[int, ...]] = {}
+    for loop in cfg.loops:  # outer loops first: a parent's chain is known before its children's
+        chains[loop.header] = (loop.header, *chains[loop.parent]) if loop.parent is not None else (loop.header,)
+    counts = {loop.header: [0] * 8 for loop in cfg.loops}
     stored: dict[int, set] = {loop.header: set() for loop in cfg.loops}
     reloaded: dict[int, set] = {loop.header: set() for loop in cfg.loops}
     for access in accesses:
         if access.loop is None:
             continue
-        key = ("spill", access.is_vector, access.is_store) if access.is_spill else ("array",)
+        if access.slot is None:
+            for header in chains[access.loop]:
+                counts[header][_ARRAY] += 1
+            continue
+        if access.is_vector:
+            slot = _VECTOR_STORES if access.is_store else _VECTOR_RELOADS
+        else:
+            slot = _SCALAR_STORES if access.is_store else _SCALAR_RELOADS
+        slots = stored if access.is_store else reloaded
         for header in chains[access.loop]:
-            counts[header][key] += 1
-            if access.is_spill:
-                (stored if access.is_store else reloaded)[header].add(access.slot)
+            counts[header][slot] += 1
+            slots[header].add(access.slot)
     for call in calls:
         if call.loop is None:
             continue
         for header in chains[call.loop]:
-            counts[header]["call"] += 1
-            counts[header]["division"] += call.is_division
-            counts[header]["promotion"] += call.is_promotion
+            count = counts[header]
+            count[_CALLS] += 1
+            count[_DIVISIONS] += call.is_division
+            count[_PROMOTIONS] += call.is_promotion
     for operation in doubles:
         if operation.loop is not None:
             for header in chains[operation.loop]:
-                counts[header]["promotion"] += 1
+                counts[header][_PROMOTIONS] += 1
     return tuple(
-        LoopAudit(
-            header=loop.header,
-            kind=loop.kind,
-            depth=loop.depth,
-            parent=loop.parent,
-            low=loop.low,
-            high=loop.high,
-            vector_spill_stores=counts[loop.header][("spill", True, True)],
-            vector_reloads=counts[loop.header][("spill", True, False)],
-            scalar_spill_stores=counts[loop.header][("spill", False, True)],
-            scalar_reloads=counts[loop.header][("spill", False, False)],
-            array_accesses=counts[loop.header][("array",)],
-            round_trips=len(stored[loop.header] & reloaded[loop.header]),
-            calls=counts[loop.header]["call"],
-            divisions=counts[loop.header]["division"],
-            promotions=counts[loop.header]["promotion"],
+        frozen_instance(
+            LoopAudit,
+            {
+                "header": loop.header,
+                "kind": loop.kind,
+                "depth": loop.depth,
+                "parent": loop.parent,
+                "low": loop.low,
+                "high": loop.high,
+                "vector_spill_stores": counts[loop.header][_VECTOR_STORES],
+                "vector_reloads": counts[loop.header][_VECTOR_RELOADS],
+                "scalar_spill_stores": counts[loop.header][_SCALAR_STORES],
+                "scalar_reloads": counts[loop.header][_SCALAR_RELOADS],
+                "array_accesses": counts[loop.header][_ARRAY],
+                "round_trips": len(stored[loop.header] & reloaded[loop.header]),
+                "calls": counts[loop.header][_CALLS],
+                "divisions": counts[loop.header][_DIVISIONS],
+                "promotions": counts[loop.header][_PROMOTIONS],
+            },
         )
         for loop in cfg.loops
     )
-
-
-def _ancestors(cfg: FunctionCfg, header: int) -> tuple[int, ...]:
-    chain = []
-    parent = cfg.loop(header).parent
-    while parent is not None:
-        chain.append(parent)
-        parent = cfg.loop(parent).parent
-    return tuple(chain)

@@ -12,21 +12,39 @@ can transfer control elsewhere (jump, return, `:endloop`). Calls do not end bloc
 hardware loop an `:endloop` packet returns to is found by data flow (the `loopN` set-ups that reach the packet), not
 by address, so the odd layouts above are handled. Irreducible cycles (a retreating edge whose target does not
 dominate its source) are reported as loops too, flagged `irreducible`.
+
+Cost: one pass over the instructions finds the few control packets (branches, loop set-ups, `:endloop`); everything
+after works on block numbers. A function whose edges all go to higher addresses has no cycle, hence no loop: it skips
+dominators. Otherwise blocks are renumbered in reverse postorder, where the Cooper-Harvey-Kennedy dominator
+intersection and the dominance test are plain integer comparisons.
 """
 
 from __future__ import annotations
 
 import functools
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from heapq import heapify, heappop, heappush
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from hexlint.hexagon.decode import Packet
 
-# Synthetic root of the dominator tree: it reaches the entry and every block nothing else reaches (jump tables).
+_T = TypeVar("_T")
+# Synthetic root of the dominator tree (a reverse-postorder number below every block): it reaches the entry and every
+# block nothing else reaches (jump tables).
 _ROOT = -1
+
+
+def frozen_instance(cls: type[_T], fields: dict[str, Any]) -> _T:
+    """`cls(**fields)` for a frozen dataclass given every field, without one object.__setattr__ per field.
+
+    Thousands of blocks, loops and audit facts are built per library; equality, hashing and repr are unchanged
+    because they read the fields as attributes."""
+    instance = object.__new__(cls)
+    object.__setattr__(instance, "__dict__", fields)
+    return instance
 
 
 @dataclass(frozen=True)
@@ -106,8 +124,14 @@ class FunctionCfg:
         return None
 
 
-def build_cfg(packets: Sequence[Packet], start: int | None = None, end: int | None = None) -> FunctionCfg:
-    """CFG and loops of the packets of one function (`packets` sorted by address, all inside [start, end))."""
+def build_cfg(
+    packets: Sequence[Packet], start: int | None = None, end: int | None = None, control: Sequence[int] | None = None
+) -> FunctionCfg:
+    """CFG and loops of the packets of one function (`packets` sorted by address, all inside [start, end)).
+
+    `control`: when the caller already walked the instructions, the ascending indexes of the packets that hold a branch
+    (jump, call, return), a loop set-up or an `:endloop` marker (any other packet just falls through); a superset is
+    fine, a packet left out is a wrong CFG. None: found here, with one pass over the instructions."""
     packets = tuple(packets)
     if start is None:
         start = packets[0].address if packets else 0
@@ -115,41 +139,59 @@ def build_cfg(packets: Sequence[Packet], start: int | None = None, end: int | No
         end = packets[-1].address + packets[-1].size if packets else start
     if not packets:
         return FunctionCfg(start, end, (), (), (), {})
-    scan = _scan(packets)
-    blocks, endloop_edges = _blocks(packets, scan)
-    loops = _loops(packets, blocks, endloop_edges)
+    addresses = [packet.address for packet in packets]
+    scan = _scan(packets, addresses, control)
+    graph = _blocks(packets, scan)
+    loops = _loops(graph) if graph.has_retreating_edge else ()
     innermost_by_block: dict[int, int] = {}
     for loop in loops:  # outer loops come first: an inner loop overwrites its blocks
         for block_start in loop.blocks:
             innermost_by_block[block_start] = loop.header
-    return FunctionCfg(start, end, packets, blocks, loops, innermost_by_block)
+    cfg = FunctionCfg(start, end, packets, graph.blocks, loops, innermost_by_block)
+    object.__setattr__(cfg, "_packet_addresses", addresses)  # seeds the cached property: computed here anyway
+    object.__setattr__(cfg, "_block_starts", graph.starts)
+    return cfg
 
 
 @dataclass(frozen=True)
 class _Scan:
-    """One pass over the packets: static successors, loop set-ups, leaders, fallback loop starts."""
+    """One pass over the packets: successors of the control packets, loop set-ups, leaders, fallback loop starts."""
 
-    successors: list[list[int]]  # static successor packet indexes (jumps, fallthrough)
+    count: int
+    # control packet index -> static successor packet indexes (jumps, fallthrough); any other packet falls through
+    successors: dict[int, list[int]]
     setups: dict[int, list[tuple[int, int, int]]]  # packet index -> [(loop number, start index, stages)]
     leaders: set[int]
     fallback: dict[int, dict[int, int]]  # endloop packet index -> loop number -> nearest set-up's start index
+    endloops: dict[int, frozenset[int]]  # packet index -> its :endloop markers
 
 
-def _scan(packets: tuple[Packet, ...]) -> _Scan:
-    index_of = {packet.address: index for index, packet in enumerate(packets)}
+def _scan(packets: tuple[Packet, ...], addresses: list[int], control: Sequence[int] | None) -> _Scan:
     count = len(packets)
-    successors: list[list[int]] = []
+    if control is None:
+        control = _control_packets(packets)
+
+    def index_of(address: int | None) -> int | None:
+        if address is None:
+            return None
+        position = bisect_left(addresses, address)
+        return position if position < count and addresses[position] == address else None
+
+    successors: dict[int, list[int]] = {}
     setups: dict[int, list[tuple[int, int, int]]] = {}
     leaders = {0}
     fallback: dict[int, dict[int, int]] = {}
+    endloops: dict[int, frozenset[int]] = {}
     last_setup: dict[int, int] = {}
-    for index, packet in enumerate(packets):
+    for index in control:  # any other packet falls through to the next one and leads nothing
+        packet = packets[index]
+        endloop = packet.endloop
         targets: list[int] = []
         falls_through = True
         for instruction in packet.instructions:
             branch = instruction.branch
             if branch == "jump":
-                target = index_of.get(instruction.target) if instruction.target is not None else None
+                target = index_of(instruction.target)
                 if target is not None:
                     targets.append(target)
                 if not instruction.conditional:
@@ -157,274 +199,349 @@ def _scan(packets: tuple[Packet, ...]) -> _Scan:
             elif (branch == "jumpr" or branch == "return") and not instruction.conditional:
                 falls_through = False
             setup = instruction.loop_setup
-            if setup is not None and setup.loop in (0, 1) and setup.start in index_of:
-                start = index_of[setup.start]
-                setups.setdefault(index, []).append((setup.loop, start, setup.pipelined_stages))
-                last_setup[setup.loop] = start
-                leaders.add(start)
-        if packet.endloop:
-            fallback[index] = {n: last_setup[n] for n in packet.endloop if n in last_setup}
-        if targets or not falls_through or packet.endloop:
+            if setup is not None and setup.loop in (0, 1):
+                start = index_of(setup.start)
+                if start is not None:
+                    setups.setdefault(index, []).append((setup.loop, start, setup.pipelined_stages))
+                    last_setup[setup.loop] = start
+                    leaders.add(start)
+        if endloop:
+            endloops[index] = endloop
+            fallback[index] = {n: last_setup[n] for n in endloop if n in last_setup}
+        if targets or not falls_through or endloop:
             leaders.update(targets)
             leaders.add(index + 1)
         if falls_through and index + 1 < count:
             targets.append(index + 1)
-        successors.append(targets)
+        successors[index] = targets
     leaders.discard(count)
-    return _Scan(successors, setups, leaders, fallback)
+    return _Scan(count, successors, setups, leaders, fallback, endloops)
 
 
-def _blocks(packets: tuple[Packet, ...], scan: _Scan) -> tuple[tuple[BasicBlock, ...], dict[tuple[int, int], int]]:
+def _control_packets(packets: tuple[Packet, ...]) -> list[int]:
+    """Indexes of the packets holding a branch, a loop set-up or an :endloop marker."""
+    control = []
+    for index, packet in enumerate(packets):
+        if packet.endloop:
+            control.append(index)
+            continue
+        for instruction in packet.instructions:
+            if instruction.branch is not None or instruction.loop_setup is not None:
+                control.append(index)
+                break
+    return control
+
+
+@dataclass(frozen=True)
+class _Graph:
+    """Blocks in address order; edges as block numbers; `:endloop` edges as (latch packet, start packet) -> stages."""
+
+    blocks: tuple[BasicBlock, ...]
+    starts: list[int]  # block start addresses
+    ends: list[int]
+    first_packets: list[int]
+    last_packets: list[int]
+    successors: list[list[int]]  # block numbers, in BasicBlock.successors order
+    endloop_edges: dict[tuple[int, int], int]
+    has_retreating_edge: bool  # an edge to the same or a lower address: without one the graph has no cycle
+
+
+def _blocks(packets: tuple[Packet, ...], scan: _Scan) -> _Graph:
     """Blocks, with `:endloop` edges to the loop starts whose set-ups reach them (data flow over blocks)."""
-    ordered = sorted(scan.leaders)
-    count = len(packets)
-    spans = [(first, (ordered[i + 1] if i + 1 < len(ordered) else count) - 1) for i, first in enumerate(ordered)]
-    block_successors = [list(dict.fromkeys(scan.successors[last])) for _first, last in spans]
-    position = {first: i for i, (first, _last) in enumerate(spans)}
-    # Loop set-ups inside each block, in order: the last one per loop register is what leaves the block.
-    gen: list[dict[int, int]] = [{} for _ in spans]
-    stages_by_start: dict[int, int] = {}
-    for i, (first, last) in enumerate(spans):
-        for index in range(first, last + 1):
-            for loop_number, start, stages in scan.setups.get(index, ()):
-                gen[i][loop_number] = start
-                stages_by_start[start] = max(stages, stages_by_start.get(start, 0))
+    firsts = sorted(scan.leaders)
+    count = scan.count
+    block_count = len(firsts)
+    lasts = [following - 1 for following in firsts[1:]]
+    lasts.append(count - 1)
+    number_of_first = {first: number for number, first in enumerate(firsts)}
+    control_successors = scan.successors
+    block_successors: list[list[int]] = []
+    for last in lasts:
+        targets = control_successors.get(last)
+        if targets is None:
+            block_successors.append([number_of_first[last + 1]] if last + 1 < count else [])
+        else:
+            block_successors.append([number_of_first[target] for target in dict.fromkeys(targets)])
     endloop_edges: dict[tuple[int, int], int] = {}
-    has_endloop = any(packets[last].endloop for _first, last in spans)
-    if has_endloop:
-        _add_endloop_edges(packets, scan, spans, gen, position, block_successors, stages_by_start, endloop_edges)
-    blocks = tuple(
-        BasicBlock(
-            start=packets[first].address,
-            end=packets[last].address + packets[last].size,
-            first_packet=first,
-            last_packet=last,
-            successors=tuple(packets[target].address for target in block_successors[i]),
+    if scan.endloops:
+        # Loop set-ups inside each block, in order: the last one per loop register is what leaves the block.
+        gen: dict[int, dict[int, int]] = {}
+        stages_by_start: dict[int, int] = {}
+        for index in sorted(scan.setups):
+            block_gen = gen.setdefault(bisect_right(firsts, index) - 1, {})
+            for loop_number, start, stages in scan.setups[index]:
+                block_gen[loop_number] = start
+                stages_by_start[start] = max(stages, stages_by_start.get(start, 0))
+        _add_endloop_edges(scan, firsts, lasts, gen, number_of_first, block_successors, stages_by_start, endloop_edges)
+    retreating = False
+    blocks = []
+    starts = []
+    ends = []
+    for number in range(block_count):
+        first, last = firsts[number], lasts[number]
+        successors = block_successors[number]
+        for successor in successors:
+            if successor <= number:
+                retreating = True
+        block_start = packets[first].address
+        last_packet = packets[last]
+        block_end = last_packet.address + last_packet.size
+        starts.append(block_start)
+        ends.append(block_end)
+        blocks.append(
+            frozen_instance(
+                BasicBlock,
+                {
+                    "start": block_start,
+                    "end": block_end,
+                    "first_packet": first,
+                    "last_packet": last,
+                    "successors": tuple(packets[firsts[successor]].address for successor in successors),
+                },
+            )
         )
-        for i, (first, last) in enumerate(spans)
-    )
-    return blocks, endloop_edges
+    return _Graph(tuple(blocks), starts, ends, firsts, lasts, block_successors, endloop_edges, retreating)
 
 
 def _add_endloop_edges(
-    packets: tuple[Packet, ...],
     scan: _Scan,
-    spans: list[tuple[int, int]],
-    gen: list[dict[int, int]],
-    position: dict[int, int],
+    firsts: list[int],
+    lasts: list[int],
+    gen: dict[int, dict[int, int]],
+    number_of_first: dict[int, int],
     block_successors: list[list[int]],
     stages_by_start: dict[int, int],
     endloop_edges: dict[tuple[int, int], int],
 ) -> None:
     """Forward data flow of the loop starts each `loopN` register may hold (sets as bit masks over loop starts)."""
-    starts = sorted({start for block_gen in gen for start in block_gen.values()})
+    starts = sorted({start for block_gen in gen.values() for start in block_gen.values()})
     bit = {start: 1 << number for number, start in enumerate(starts)}
     start_of_bit = {value: start for start, value in bit.items()}
-    reaching = [[0, 0] for _ in spans]
-    # Sweeps in address order until nothing changes: blocks are mostly laid out in flow order, so a few sweeps do.
-    changed = True
-    while changed:
-        changed = False
-        for i, (_first, last) in enumerate(spans):
-            state = reaching[i]
-            block_gen = gen[i]
+    gen_masks = {number: [(loop, bit[start]) for loop, start in block_gen.items()] for number, block_gen in gen.items()}
+    endloop_of_block = {number: scan.endloops.get(last, ()) for number, last in enumerate(lasts)}
+    reaching0 = [0] * len(firsts)
+    reaching1 = [0] * len(firsts)
+    # Sweeps in address order until nothing changes (blocks are mostly laid out in flow order, so a few sweeps do).
+    # A sweep visits only the blocks whose masks grew since their last visit: any other visit would change nothing.
+    sweep = sorted(gen_masks)  # first sweep: nothing reaches anything yet, only the blocks with a set-up act
+    while sweep:
+        next_sweep: set[int] = set()
+        pending = set(sweep)
+        heapify(sweep)
+        while sweep:
+            number = heappop(sweep)
+            pending.discard(number)
+            last = lasts[number]
+            mask0 = reaching0[number]
+            mask1 = reaching1[number]
+            block_gen = gen_masks.get(number)
             if block_gen:
-                state = list(state)
-                for loop_number, start in block_gen.items():
-                    state[loop_number] = bit[start]
-            mask0, mask1 = state
+                for loop_number, value in block_gen:
+                    if loop_number:
+                        mask1 = value
+                    else:
+                        mask0 = value
             if not (mask0 or mask1):
                 continue  # nothing set up on the way here: nothing to propagate
-            for loop_number in packets[last].endloop:
-                mask = state[loop_number]
+            successors = block_successors[number]
+            for loop_number in endloop_of_block[number]:
+                mask = mask1 if loop_number else mask0
                 while mask:
                     lowest = mask & -mask
                     mask ^= lowest
                     start = start_of_bit[lowest]
                     if (last, start) not in endloop_edges:
                         endloop_edges[(last, start)] = stages_by_start.get(start, 0)
-                        if start not in block_successors[i]:
-                            block_successors[i].append(start)
-            for successor in block_successors[i]:
-                target = reaching[position[successor]]
-                if (target[0] | mask0) != target[0] or (target[1] | mask1) != target[1]:
-                    target[0] |= mask0
-                    target[1] |= mask1
-                    changed = True
+                        target = number_of_first[start]
+                        if target not in successors:
+                            successors.append(target)
+            for successor in successors:
+                old0 = reaching0[successor]
+                old1 = reaching1[successor]
+                if (old0 | mask0) != old0 or (old1 | mask1) != old1:
+                    reaching0[successor] = old0 | mask0
+                    reaching1[successor] = old1 | mask1
+                    if successor <= number:
+                        next_sweep.add(successor)  # already passed in this sweep
+                    elif successor not in pending:
+                        pending.add(successor)
+                        heappush(sweep, successor)
+        sweep = sorted(next_sweep)
     # An :endloop no set-up reaches (set up by a caller, or only reached through a jump table): nearest set-up above.
-    for i, (_first, last) in enumerate(spans):
-        for loop_number in packets[last].endloop:
+    sources = {source for source, _start in endloop_edges}
+    for number, last in enumerate(lasts):
+        for loop_number in endloop_of_block[number]:
             start = scan.fallback.get(last, {}).get(loop_number)
-            if start is None or any(edge_source == last for edge_source, _start in endloop_edges):
+            if start is None or last in sources:
                 continue
             endloop_edges[(last, start)] = stages_by_start.get(start, 0)
-            if start not in block_successors[i]:
-                block_successors[i].append(start)
+            sources.add(last)
+            target = number_of_first[start]
+            if target not in block_successors[number]:
+                block_successors[number].append(target)
 
 
-def _loops(
-    packets: tuple[Packet, ...], blocks: tuple[BasicBlock, ...], endloop_edges: dict[tuple[int, int], int]
-) -> tuple[Loop, ...]:
-    starts = [block.start for block in blocks]
-    predecessors: dict[int, list[int]] = {start: [] for start in starts}
-    for block in blocks:
-        for successor in block.successors:
-            predecessors[successor].append(block.start)
-    order, roots = _reverse_postorder(blocks)
-    dominators = _dominators(order, roots, predecessors)
-    position = {start: rank for rank, start in enumerate(order)}
-    hardware_edges = {
-        (packets[src].address, packets[dst].address): stages for (src, dst), stages in endloop_edges.items()
-    }
-    latch_packet = {block.start: packets[block.last_packet].address for block in blocks}
+def _loops(graph: _Graph) -> tuple[Loop, ...]:
+    """Natural loops of the back edges (retreating edges in reverse postorder), nested."""
+    block_count = len(graph.blocks)
+    successors = graph.successors
+    predecessors: list[list[int]] = [[] for _ in range(block_count)]
+    for number, targets in enumerate(successors):
+        for target in targets:
+            predecessors[target].append(number)
+    position, is_root = _reverse_postorder(successors)
+    immediate = _dominators(position, is_root, predecessors)
     bodies: dict[int, set[int]] = {}
     latches: dict[int, list[int]] = {}
     kinds: dict[int, str] = {}
     irreducible: set[int] = set()
-    for block in blocks:
-        for header in block.successors:
-            if position.get(header, 0) > position.get(block.start, 0):
+    endloop_edges = graph.endloop_edges
+    firsts, lasts = graph.first_packets, graph.last_packets
+    for number, targets in enumerate(successors):
+        rank = position[number]
+        for header in targets:
+            header_rank = position[header]
+            if header_rank > rank:
                 continue  # forward edge
-            dominated = _dominates(dominators, header, block.start)
-            body = _natural_body(header, block.start, predecessors, dominated, position)
+            dominator = rank
+            while dominator > header_rank:
+                dominator = immediate[dominator]
+            dominated = dominator == header_rank
+            body = _natural_body(header, number, predecessors, dominated, position)
             bodies.setdefault(header, {header}).update(body)
-            latches.setdefault(header, []).append(block.start)
+            latches.setdefault(header, []).append(number)
             if not dominated:
                 irreducible.add(header)
-            stages = hardware_edges.get((latch_packet[block.start], header))
+            stages = endloop_edges.get((lasts[number], firsts[header]))
             if stages is not None:
                 kind = "pipelined" if stages > 0 else "hardware"
                 if kinds.get(header) != "pipelined":
                     kinds[header] = kind
             else:
                 kinds.setdefault(header, "branch")
-    ends = {block.start: block.end for block in blocks}
-    unnested = [
-        Loop(
-            header=header,
-            blocks=frozenset(body),
-            latches=tuple(latches[header]),
-            kind=kinds[header],
-            irreducible=header in irreducible,
-            low=min(body),
-            high=max(ends[start] for start in body),
+    parents, depths = _nest(bodies)
+    starts, ends = graph.starts, graph.ends
+    loops = [
+        frozen_instance(
+            Loop,
+            {
+                "header": starts[header],
+                "blocks": frozenset([starts[number] for number in body]),
+                "latches": tuple([starts[latch] for latch in latches[header]]),
+                "kind": kinds[header],
+                "depth": depths[header],
+                "parent": None if parents[header] is None else starts[parents[header]],
+                "irreducible": header in irreducible,
+                "low": starts[min(body)],
+                "high": ends[max(body)],
+            },
         )
         for header, body in bodies.items()
     ]
-    return _nest(unnested)
+    return tuple(sorted(loops, key=lambda loop: (loop.depth, loop.header)))
 
 
-def _reverse_postorder(blocks: tuple[BasicBlock, ...]) -> tuple[list[int], set[int]]:
-    """Depth-first from the entry, then from every block not yet seen (jump-table targets), lowest address first."""
-    successors = {block.start: block.successors for block in blocks}
-    seen: set[int] = set()
+def _reverse_postorder(successors: list[list[int]]) -> tuple[list[int], list[bool]]:
+    """Reverse-postorder number of each block (depth-first from the entry, then from every block not yet seen, such
+    as jump-table targets, lowest address first), and which blocks started a search (they hang from the root)."""
+    count = len(successors)
+    seen = [False] * count
+    is_root = [False] * count
     postorder: list[int] = []
-    roots: set[int] = set()
-    for root in [block.start for block in blocks]:
-        if root in seen:
+    for root in range(count):
+        if seen[root]:
             continue
-        seen.add(root)
-        roots.add(root)
+        seen[root] = is_root[root] = True
         stack = [(root, iter(successors[root]))]
         while stack:
             node, children = stack[-1]
-            child = next(children, None)
-            if child is None:
+            for child in children:
+                if not seen[child]:
+                    seen[child] = True
+                    stack.append((child, iter(successors[child])))
+                    break
+            else:
                 postorder.append(node)
                 stack.pop()
-            elif child not in seen and child in successors:
-                seen.add(child)
-                stack.append((child, iter(successors[child])))
-    return postorder[::-1], roots
+    position = [0] * count
+    for rank, node in enumerate(reversed(postorder)):
+        position[node] = rank
+    return position, is_root
 
 
-def _dominators(order: list[int], roots: set[int], predecessors: dict[int, list[int]]) -> dict[int, int]:
-    """Immediate dominators (Cooper, Harvey, Kennedy), with every DFS root hanging from a synthetic root."""
-    rank = {node: index for index, node in enumerate(order)}
-    rank[_ROOT] = -1
-    immediate: dict[int, int] = {root: _ROOT for root in roots}
-    immediate[_ROOT] = _ROOT
+def _dominators(position: list[int], is_root: list[bool], predecessors: list[list[int]]) -> list[int]:
+    """Immediate dominator of each reverse-postorder number (Cooper, Harvey, Kennedy), roots under `_ROOT`.
+
+    In reverse-postorder numbering a dominator always has the smaller number: intersecting is comparing integers."""
+    count = len(position)
+    order = [0] * count
+    for node, rank in enumerate(position):
+        order[rank] = node
+    rank_predecessors = [[position[p] for p in predecessors[node]] for node in order]
+    unset = count  # above every number: "no dominator yet"
+    immediate = [unset] * count
+    for rank in range(count):
+        if is_root[order[rank]]:
+            immediate[rank] = _ROOT
     changed = True
     while changed:
         changed = False
-        for node in order:
-            if node in roots:
+        for rank in range(count):
+            if is_root[order[rank]]:
                 continue
-            candidates = [p for p in predecessors[node] if p in immediate]
-            if not candidates:
-                continue
-            new = candidates[0]
-            for other in candidates[1:]:
-                new = _intersect(immediate, rank, new, other)
-            if immediate.get(node) != new:
-                immediate[node] = new
+            new = unset
+            for other in rank_predecessors[rank]:
+                if immediate[other] == unset:
+                    continue  # not reached yet
+                if new == unset:
+                    new = other
+                    continue
+                while new != other:
+                    while new > other:
+                        new = immediate[new]
+                    while other > new:
+                        other = immediate[other]
+            if new != unset and immediate[rank] != new:
+                immediate[rank] = new
                 changed = True
     return immediate
 
 
-def _intersect(immediate: dict[int, int], rank: dict[int, int], first: int, second: int) -> int:
-    while first != second:
-        while rank[first] > rank[second]:
-            first = immediate[first]
-        while rank[second] > rank[first]:
-            second = immediate[second]
-    return first
-
-
-def _dominates(immediate: dict[int, int], dominator: int, node: int) -> bool:
-    while True:
-        if node == dominator:
-            return True
-        parent = immediate.get(node, _ROOT)
-        if parent == node or node == _ROOT:
-            return False
-        node = parent
-
-
 def _natural_body(
-    header: int, latch: int, predecessors: dict[int, list[int]], dominated: bool, position: dict[int, int]
+    header: int, latch: int, predecessors: list[list[int]], dominated: bool, position: list[int]
 ) -> set[int]:
     """Blocks that reach the latch without passing the header (for an irreducible edge: only those after the header)."""
     body = {header, latch}
     stack = [latch] if latch != header else []
+    header_rank = position[header]
     while stack:
         node = stack.pop()
         for predecessor in predecessors[node]:
             if predecessor in body:
                 continue
-            if not dominated and position.get(predecessor, -1) < position[header]:
+            if not dominated and position[predecessor] < header_rank:
                 continue
             body.add(predecessor)
             stack.append(predecessor)
     return body
 
 
-def _nest(loops: list[Loop]) -> tuple[Loop, ...]:
-    """Parent = the smallest other loop whose blocks include this loop's blocks."""
-    by_size = sorted(loops, key=lambda loop: (-len(loop.blocks), loop.header))
+def _nest(bodies: dict[int, set[int]]) -> tuple[dict[int, int | None], dict[int, int]]:
+    """Parent = the smallest other loop whose blocks include this loop's blocks (ties: the lowest header)."""
+    by_size = sorted(bodies, key=lambda header: (-len(bodies[header]), header))
     parents: dict[int, int | None] = {}
     depths: dict[int, int] = {}
-    for position, loop in enumerate(by_size):
-        enclosing = [
-            outer
-            for outer in by_size[:position]
-            if outer.header != loop.header and loop.blocks <= outer.blocks and loop.header in outer.blocks
-        ]
-        parent = min(enclosing, key=lambda outer: len(outer.blocks)) if enclosing else None
-        parents[loop.header] = parent.header if parent else None
-        depths[loop.header] = depths[parent.header] + 1 if parent else 1
-    nested = [
-        Loop(
-            header=loop.header,
-            blocks=loop.blocks,
-            latches=loop.latches,
-            kind=loop.kind,
-            depth=depths[loop.header],
-            parent=parents[loop.header],
-            irreducible=loop.irreducible,
-            low=loop.low,
-            high=loop.high,
-        )
-        for loop in loops
-    ]
-    return tuple(sorted(nested, key=lambda loop: (loop.depth, loop.header)))
+    for rank, header in enumerate(by_size):
+        body = bodies[header]
+        parent = None
+        for outer in by_size[:rank]:
+            outer_body = bodies[outer]
+            if (
+                header in outer_body
+                and body <= outer_body
+                and (parent is None or len(outer_body) < len(bodies[parent]))
+            ):
+                parent = outer
+        parents[header] = parent
+        depths[header] = depths[parent] + 1 if parent is not None else 1
+    return parents, depths
