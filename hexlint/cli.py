@@ -208,7 +208,8 @@ def _write_output(report: str, arguments: argparse.Namespace, stdout: TextIO) ->
         stdout.write(report)
         return
     try:
-        Path(arguments.output).write_text(report, encoding="utf-8")
+        # surrogateescape: a file name that is not UTF-8 is written back as the bytes it is made of.
+        Path(arguments.output).write_text(report, encoding="utf-8", errors="surrogateescape")
     except OSError as error:
         raise UsageError(f"--output: {arguments.output}: {error.strerror or error}") from None
 
@@ -304,11 +305,19 @@ def _dispatch(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     return run_lint(arguments, stdout, stderr)
 
 
+def _bytes_faithful(stream: TextIO) -> TextIO:
+    """The console stream, printing a file name that is not UTF-8 as its own bytes instead of failing on it."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None and getattr(stream, "errors", None) == "strict":
+        reconfigure(errors="surrogateescape")
+    return stream
+
+
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Entry point of the `hexlint` console script and `python -m hexlint`; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
+    stdout = stdout or _bytes_faithful(sys.stdout)
+    stderr = stderr or _bytes_faithful(sys.stderr)
     verbose = "-v" in argv or "--verbose" in argv
     try:
         return _dispatch(argv, stdout, stderr)

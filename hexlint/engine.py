@@ -23,7 +23,7 @@ from typing import Any
 from hexlint import baseline as baseline_module
 from hexlint import registry
 from hexlint.config import Config, ignored_codes_for, path_matches_glob, rule_options
-from hexlint.core import Diagnostic, Fix, Related, Rule, Source, Span
+from hexlint.core import Diagnostic, Fix, Related, Rule, Severity, Source, Span
 from hexlint.discover import DiscoveryError, discover, is_translation_unit
 from hexlint.suppress import UNUSED_SUPPRESSION, Suppression, apply_suppressions, find_suppressions
 
@@ -255,11 +255,15 @@ def _parse_all(
     """Parse files in parallel threads: libclang releases the GIL while it parses (cursors cannot cross processes).
     An unreadable file is an input error, or, when its key is in `optional` (context files), left out."""
     from hexlint.c.parse import InputError as ParseInputError
-    from hexlint.c.parse import parse_unit
+    from hexlint.c.parse import ParsedUnit, parse_unit
 
     def parse(path: str) -> Any:
+        role = role_for(path, config, settings)
+        if not _utf8_name(path):
+            # libclang takes file names as UTF-8: it cannot open this file at all. The text rules still read it.
+            return None if path_key(path) in optional else ParsedUnit(path, role, None, [_unopenable(path)])
         try:
-            return parse_unit(path, role_for(path, config, settings), parse_settings)
+            return parse_unit(path, role, parse_settings)
         except ParseInputError as error:
             if path_key(path) in optional:
                 return None
@@ -272,6 +276,25 @@ def _parse_all(
         with ThreadPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
             parsed = list(pool.map(parse, paths))
     return [unit for unit in parsed if unit is not None]
+
+
+def _utf8_name(path: str) -> bool:
+    try:
+        os.path.abspath(path).encode("utf-8")
+    except UnicodeEncodeError:  # bytes that are not UTF-8, kept by Python as lone surrogates
+        return False
+    return True
+
+
+def _unopenable(path: str) -> Diagnostic:
+    return Diagnostic(
+        code=PARSE_ERROR,
+        name="parse-error",
+        severity=Severity.ERROR,
+        message="the file name is not valid UTF-8, so libclang cannot open the file; rename it",
+        span=Span(path),
+        fingerprint_text="file name is not UTF-8",
+    )
 
 
 # ---------------------------------------------------------------- context (the rest of the tree)

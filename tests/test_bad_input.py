@@ -278,3 +278,29 @@ def test_bad_compile_commands_are_one_line_errors(tree: Path, hexlint_cli, conte
     # The same file named in the configuration.
     (tree / "hexlint.toml").write_text('compile-commands = "cc.json"\n')
     one_line_error(hexlint_cli("k.c"), named)
+
+
+def test_file_name_that_is_not_utf8(tree: Path, hexlint_cli) -> None:
+    import subprocess
+    import sys
+
+    from conftest import REPO_ROOT
+
+    name = os.fsdecode(b"k\xff.c")
+    (tree / name).write_text("int a; // hexlint: ignore[HX104]\n")
+    run = hexlint_cli(".")
+    assert run.status == 1 and "Traceback" not in run.stderr
+    assert [line.split(" [")[0] for line in run.stdout.splitlines()] == [f"{name}: HX002", f"{name}:1:11: HX001"]
+    assert "not valid UTF-8" in run.stdout
+    assert hexlint_cli("--output", "report.txt", ".").status == 1
+    assert os.fsencode(name) in (tree / "report.txt").read_bytes()
+    # A console that refuses undecodable text gets the name's own bytes, not an internal error.
+    completed = subprocess.run(
+        [sys.executable, "-m", "hexlint", "-q", "."],
+        cwd=tree,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "PYTHONIOENCODING": "utf-8:strict"},
+        capture_output=True,
+        check=False,
+    )
+    assert (completed.returncode, completed.stderr) == (1, b"")
+    assert completed.stdout.startswith(b"k\xff.c: HX002 [parse-error]")
