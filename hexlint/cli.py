@@ -214,9 +214,15 @@ def _write_output(report: str, arguments: argparse.Namespace, stdout: TextIO) ->
         raise UsageError(f"--output: {arguments.output}: {error.strerror or error}") from None
 
 
-def _write_diff(diff: str, stdout: TextIO) -> None:
+def _write_diff(diff: str, arguments: argparse.Namespace, stdout: TextIO) -> None:
     from hexlint.fixer import encode_diff
 
+    if arguments.output:
+        try:
+            Path(arguments.output).write_bytes(encode_diff(diff))
+        except OSError as error:
+            raise UsageError(f"--output: {arguments.output}: {error.strerror or error}") from None
+        return
     stdout.flush()
     buffer = getattr(stdout, "buffer", None)
     if buffer is not None:
@@ -268,7 +274,7 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
             stderr.write(f"Wrote {count} finding{'s' if count != 1 else ''} to {arguments.write_baseline}.\n")
         return EXIT_CLEAN
     if arguments.diff:
-        _write_diff(result.diff, stdout)
+        _write_diff(result.diff, arguments, stdout)
         if not arguments.quiet:
             files = len(result.changed_files)
             stderr.write(f"Would fix {result.fixed} finding{'s' if result.fixed != 1 else ''} in {files} file(s).\n")

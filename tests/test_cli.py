@@ -158,6 +158,16 @@ def test_fix_rewrites_only_with_fix_and_diff_writes_nothing(
     assert (again.status, again.stdout) == (0, "")
 
 
+def test_diff_goes_to_the_output_file(tmp_path: Path, monkeypatch, hexlint_cli, macro_rules_registered) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m.c").write_bytes(MISALIGNED_MACRO)
+    to_stdout = hexlint_cli("--select", "HX110", "--diff", "m.c")
+    to_file = hexlint_cli("--select", "HX110", "--diff", "--output", "fix.patch", "m.c")
+    assert (to_file.status, to_file.stdout) == (1, "")
+    assert (tmp_path / "fix.patch").read_text() == to_stdout.stdout
+    assert (tmp_path / "m.c").read_bytes() == MISALIGNED_MACRO
+
+
 def test_fix_and_diff_together_is_a_usage_error(hexlint_cli) -> None:
     run = hexlint_cli("--fix", "--diff", ".")
     assert run.status == 2 and "--diff" in run.stderr
