@@ -10,7 +10,6 @@ import contextlib
 import itertools
 import os
 import stat
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,6 +121,8 @@ def write_atomic(path: Path, data: bytes, durable: bool = False) -> None:
     `data`. `durable` also fsyncs before the rename (survives a power cut; costs ~1 ms a file, which is why ruff,
     black and clang-format do not and neither does `hexlint --fix`). Raises OSError for unreadable or unwritable paths.
     """
+    import tempfile  # only --fix writes: keep its import cost (random, shutil) out of every lint run
+
     target = Path(os.path.realpath(path))
     try:
         current = target.read_bytes()

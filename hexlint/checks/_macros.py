@@ -19,27 +19,30 @@ from typing import Any
 _HSPACE = rb"[ \t\f\v]"
 _SPLICE = rb"\\" + _HSPACE + rb"*\r?\n"
 
+
+def _literal_body(quote: bytes) -> bytes:
+    """Inside a string or character literal: splices, escapes (`\\\\` unless a splice follows), any other byte."""
+    return (
+        rb"(?:" + _SPLICE + rb"|\\\\(?!" + _HSPACE + rb"*\r?\n)|\\(?=\\" + _HSPACE + rb"*\r?\n)|\\[^\n\\]"
+        rb"|[^" + quote + rb"\\\n])*"
+    )
+
+
 # Comments and literals, leftmost first. Splices are honoured everywhere (translation phase 2 precedes tokenizing).
-_LEXEME = re.compile(
+_LEXEME_PATTERN = (
     rb"(?P<block>/\*.*?(?:\*/|\Z))"
     rb"|(?P<line>//(?:" + _SPLICE + rb"|[^\n])*)"
     rb'|(?P<raw>R"(?P<delim>[^()\\ \t\f\v\r\n"]{0,16})\(.*?\)(?P=delim)")'
-    rb'|(?P<string>"(?:'
-    + _SPLICE
-    + rb"|\\\\(?!"
-    + _HSPACE
-    + rb"*\r?\n)|\\(?=\\"
-    + _HSPACE
-    + rb'*\r?\n)|\\[^\n\\]|[^"\\\n])*"?)'
-    rb"|(?P<char>'(?:"
-    + _SPLICE
-    + rb"|\\\\(?!"
-    + _HSPACE
-    + rb"*\r?\n)|\\(?=\\"
-    + _HSPACE
-    + rb"*\r?\n)|\\[^\n\\]|[^'\\\n])*'?)",
-    re.DOTALL,
+    rb'|(?P<string>"' + _literal_body(b'"') + rb'"?)'
+    rb"|(?P<char>'" + _literal_body(b"'") + rb"'?)"
 )
+
+
+@functools.cache
+def _lexeme() -> re.Pattern[bytes]:
+    """Compiled on first use: most runs never lex, and compiling costs milliseconds at import."""
+    return re.compile(_LEXEME_PATTERN, re.DOTALL)
+
 
 # Same shape as the upstream script's `^\s*#\s*define\s+NAME`, without letting the whitespace cross a line.
 # Starting at the `#` lets the regex engine jump between `#`s; the indentation before it is checked separately.
@@ -129,8 +132,9 @@ def _lex_regions(data: bytes, begin: int = 0, end: int | None = None) -> _Region
     ends: list[int] = []
     literal: list[bool] = []
     position = begin
+    lexeme = _lexeme()
     while True:
-        match = _LEXEME.search(data, position, stop)
+        match = lexeme.search(data, position, stop)
         if match is None:
             break
         start = match.start()
