@@ -71,10 +71,10 @@ class AlignmentOptions:
             target_column=options.get("target_column", 0),
             tab_width=options.get("tab_width", 8),
         )
-        for name in ("pad", "target_column", "tab_width"):
+        for name, smallest in (("pad", 1), ("target_column", 0), ("tab_width", 1)):
             value = getattr(chosen, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < (1 if name != "target_column" else 0):
-                raise ValueError(f"option {name!r} must be a positive integer, got {value!r}")
+            if not isinstance(value, int) or isinstance(value, bool) or value < smallest:
+                raise ValueError(f"option {name!r} must be an integer >= {smallest}, got {value!r}")
         if chosen.mode not in _ALIGNMENT_MODES:
             raise ValueError(f"option 'mode' must be one of {', '.join(_ALIGNMENT_MODES)}, got {chosen.mode!r}")
         return chosen
