@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hexlint.checks import CHECKS
-from hexlint.core import Rule, RuleDoc, Severity
+from hexlint.core import Diagnostic, Rule, RuleDoc, Severity
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -23,6 +26,16 @@ def rule_documents_dir() -> Path:
 
 class RegistryError(Exception):
     pass
+
+
+@dataclass(frozen=True)
+class LazyCheck:
+    """A rule's check, looked up in CHECKS when called: listing or documenting rules imports no rule module."""
+
+    code: str
+
+    def __call__(self, *arguments: Any, **keywords: Any) -> Iterator[Diagnostic]:
+        return CHECKS[self.code](*arguments, **keywords)
 
 
 def load_rule(path: Path) -> Rule:
@@ -43,7 +56,7 @@ def load_rule(path: Path) -> Rule:
             fix_safety=docs.get("fix_safety", ""),
         ),
         options=data.get("options", {}),
-        check=CHECKS.get(code),
+        check=LazyCheck(code) if code in CHECKS else None,
     )
 
 

@@ -9,39 +9,49 @@ Signatures by rule kind (the kind is declared in the rule's document in rules/):
 
 from __future__ import annotations
 
-from hexlint.checks import (
-    hx101_kernel_params_unread,
-    hx102_kernel_params_unwritten,
-    hx103_kernel_params_recomputed,
-    hx104_defensive_null_check,
-    hx105_supports_op_runtime_state,
-    hx106_trace_missing,
-    hx107_trace_unbalanced,
-    hx108_division_in_loop,
-    hx110_macro_backslash_misaligned,
-    hx111_macro_backslash_whitespace,
-    hx201_vector_spill_in_loop,
-    hx202_scalar_spill_in_loop,
-    hx203_float_promotion,
-    hx204_division_in_loop,
-    hx205_hvx_in_dma_worker,
-)
+import importlib
+
 from hexlint.core import CheckFunction
 
-CHECKS: dict[str, CheckFunction] = {
-    "HX101": hx101_kernel_params_unread.check,
-    "HX102": hx102_kernel_params_unwritten.check,
-    "HX103": hx103_kernel_params_recomputed.check,
-    "HX104": hx104_defensive_null_check.check,
-    "HX105": hx105_supports_op_runtime_state.check,
-    "HX106": hx106_trace_missing.check,
-    "HX107": hx107_trace_unbalanced.check,
-    "HX108": hx108_division_in_loop.check,
-    "HX110": hx110_macro_backslash_misaligned.check,
-    "HX111": hx111_macro_backslash_whitespace.check,
-    "HX201": hx201_vector_spill_in_loop.check,
-    "HX202": hx202_scalar_spill_in_loop.check,
-    "HX203": hx203_float_promotion.check,
-    "HX204": hx204_division_in_loop.check,
-    "HX205": hx205_hvx_in_dma_worker.check,
+# Rule code -> module in this package. Modules are imported on first use, so a run of text rules alone never loads
+# libclang and an audit of binaries never loads the C front end.
+CHECK_MODULES: dict[str, str] = {
+    "HX101": "hx101_kernel_params_unread",
+    "HX102": "hx102_kernel_params_unwritten",
+    "HX103": "hx103_kernel_params_recomputed",
+    "HX104": "hx104_defensive_null_check",
+    "HX105": "hx105_supports_op_runtime_state",
+    "HX106": "hx106_trace_missing",
+    "HX107": "hx107_trace_unbalanced",
+    "HX108": "hx108_division_in_loop",
+    "HX110": "hx110_macro_backslash_misaligned",
+    "HX111": "hx111_macro_backslash_whitespace",
+    "HX201": "hx201_vector_spill_in_loop",
+    "HX202": "hx202_scalar_spill_in_loop",
+    "HX203": "hx203_float_promotion",
+    "HX204": "hx204_division_in_loop",
+    "HX205": "hx205_hvx_in_dma_worker",
 }
+
+
+class _LazyChecks(dict):
+    """Rule code -> check function; a value still naming its module is imported when first looked up."""
+
+    def __getitem__(self, code: str) -> CheckFunction:
+        value = dict.__getitem__(self, code)
+        if isinstance(value, str):
+            value = importlib.import_module(f"{__name__}.{value}").check
+            dict.__setitem__(self, code, value)
+        return value
+
+    def get(self, code: str, default: CheckFunction | None = None) -> CheckFunction | None:
+        return self[code] if code in self else default  # noqa: SIM401 (dict.get would skip the import)
+
+    def values(self):  # type: ignore[override]
+        return [self[code] for code in self]
+
+    def items(self):  # type: ignore[override]
+        return [(code, self[code]) for code in self]
+
+
+CHECKS: dict[str, CheckFunction] = _LazyChecks(CHECK_MODULES)

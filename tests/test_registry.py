@@ -1,0 +1,47 @@
+"""The registry: rules are listed without importing their modules, and each rule module loads only when it runs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from hexlint import registry
+from hexlint.checks import CHECK_MODULES, CHECKS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_python(code: str) -> str:
+    environment = {"PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-c", code]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True, env=environment)
+    return result.stdout.strip()
+
+
+def test_every_listed_module_has_a_check_function() -> None:
+    for code in CHECK_MODULES:
+        assert callable(CHECKS[code]), code
+
+
+def test_rules_with_a_module_call_it_lazily() -> None:
+    for rule in registry.all_rules():
+        assert (rule.check is not None) == (rule.code in CHECK_MODULES), rule.code
+
+
+def test_listing_rules_imports_no_rule_module() -> None:
+    loaded = run_python(
+        "import sys; from hexlint import registry; registry.all_rules(); "
+        "print(sorted(name for name in sys.modules if name.startswith('hexlint.checks.hx') or name == 'clang.cindex'))"
+    )
+    assert loaded == "[]"
+
+
+def test_text_rules_alone_never_load_libclang(tmp_path: Path) -> None:
+    source = tmp_path / "macro.h"
+    source.write_text("#define TWO(x) \\\n    ((x) + (x))\n")
+    loaded = run_python(
+        "import sys; from hexlint.cli import main; "
+        f"main(['--select', 'HX110,HX111', {str(source)!r}]); print('clang.cindex' in sys.modules)"
+    )
+    assert loaded.splitlines()[-1] == "False"
