@@ -12,7 +12,6 @@ No function here prints; the CLI decides what to show.
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -304,7 +303,6 @@ def context_mode(config: Config, settings: RunSettings) -> str:
     return settings.context or config.context or DEFAULT_CONTEXT
 
 
-@functools.lru_cache(maxsize=1024)
 def _holds_kernel_dir(directory: Path) -> bool:
     from hexlint.c.parse import KERNEL_DIR_NAMES
 
@@ -323,13 +321,23 @@ def tree_root_for(path: str) -> Path | None:
     return None
 
 
+def _tree_roots(sources: Sequence[str]) -> list[Path]:
+    """The distinct tree roots of the run's files, asking the file system once per directory."""
+    by_directory: dict[str, Path | None] = {}
+    for path in sources:
+        directory = os.path.dirname(os.path.abspath(path))
+        if directory not in by_directory:
+            by_directory[directory] = tree_root_for(path)
+    return list(dict.fromkeys(root for root in by_directory.values() if root is not None))
+
+
 def context_roots(sources: Sequence[str], config: Config, settings: RunSettings) -> list[Path]:
     explicit = settings.project_root or config.project_root
     if explicit:
         if not Path(explicit).is_dir():
             raise InputError(f"--project-root: {explicit}: not a directory")
         return [Path(explicit)]
-    return list(dict.fromkeys(root for root in map(tree_root_for, sources) if root is not None))
+    return _tree_roots(sources)
 
 
 def context_sources(sources: Sequence[str], rules: Sequence[Rule], config: Config, settings: RunSettings) -> list[str]:
