@@ -560,6 +560,9 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
     ran_on_sources = frozenset(
         rule.code for rule in rules if rule.kind == "tool" or (rule.kind in ("text", "source") and rule.check)
     )
+    if context_mode(config, settings) == "files":
+        # Without the rest of the tree a cross-file rule holds back: its silence does not make a suppression unused.
+        ran_on_sources -= CROSS_FILE_RULES
 
     def active_codes_for(path: str) -> frozenset[str]:
         return frozenset(code for code in ran_on_sources if not _code_ignored_for(path, code, config))

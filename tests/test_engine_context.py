@@ -238,6 +238,23 @@ def test_files_context_sees_only_the_named_files(kparams_tree: Path) -> None:
     assert findings(["host/ggml-host.cpp"], context="tree") == Counter([HOST_UNREAD])
 
 
+def test_suppression_of_a_cross_file_rule_is_not_called_unused_without_context(kparams_tree: Path) -> None:
+    host = kparams_tree / "host" / "ggml-host.cpp"
+    host.write_text(
+        host.read_text().replace("nrows * 4;", "nrows * 4;  // hexlint: ignore[HX101] read by the next kernel"),
+        encoding="utf-8",
+    )
+    select = "HX001," + KPARAMS_RULES
+    assert findings(["host/ggml-host.cpp"], select=select) == Counter()  # found with context, and suppressed
+    assert findings(["host/ggml-host.cpp"], select=select, context="files") == Counter()
+    # A suppression of a rule that looks at one file at a time is still judged.
+    host.write_text(host.read_text() + "int unused_guard; // hexlint: ignore[HX104] no null check here\n")
+    last_line = len(host.read_text().splitlines())
+    assert findings(["host/ggml-host.cpp"], select="HX001,HX104", context="files") == Counter(
+        [("host/ggml-host.cpp", last_line, "HX001")]
+    )
+
+
 def test_context_comes_from_the_config_key(kparams_tree: Path) -> None:
     (kparams_tree / "hexlint.toml").write_text('context = "files"\n', encoding="utf-8")
     config = load_config_file(kparams_tree / "hexlint.toml")
