@@ -350,3 +350,14 @@ def test_cli_context_options(kparams_tree: Path, hexlint_cli) -> None:
     bad_mode = hexlint_cli("--context", "all", "host/ggml-host.cpp")
     assert bad_mode.status == 2
     assert "--context" in bad_mode.stderr
+
+
+def test_a_partial_run_writes_nothing_in_the_tree(kparams_tree: Path, hexlint_cli) -> None:
+    def snapshot() -> dict[str, tuple[bytes, int]]:
+        files = [path for path in kparams_tree.rglob("*") if path.is_file()]
+        return {str(path): (path.read_bytes(), path.stat().st_mtime_ns) for path in files}
+
+    before = snapshot()
+    for arguments in (("host/ggml-host.cpp",), ("--diff", "htp/mul-ops.c"), ("--format", "sarif", "htp/add-ops.c")):
+        assert hexlint_cli(*arguments).status in (0, 1)
+    assert snapshot() == before
