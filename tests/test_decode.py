@@ -328,6 +328,81 @@ def test_decoded_instructions_equal_their_copies_from_the_word_cache() -> None:
     assert dataclasses.replace(first, address=0x104) == second
 
 
+def _cold(code: bytes, address: int) -> list:
+    """`code` decoded packet by packet, each in its own call: no template from an earlier packet can be involved."""
+    packets = []
+    for packet in decode_packets(code, address):
+        offset = packet.address - address
+        alone = decode_packets(code[offset : offset + packet.size], packet.address)
+        assert len(alone) == 1
+        packets.append(alone[0])
+    return packets
+
+
+def _fields(packets: list) -> list:
+    """Everything a packet says, instruction texts included (== on dataclasses already covers every field)."""
+    return [(p, [(i.address, i.text, i.target, i.loop_setup) for i in p.instructions]) for p in packets]
+
+
+# PC-relative, extended, new-value, duplex and loop packets, each repeated at other addresses so that the second and
+# later copies are rebuilt from a packet template; targets and texts must follow the packet's address
+TEMPLATED_PACKETS = (
+    "jump 0x100",
+    "call 0x1000",
+    "if (!p1) call 0x80",
+    "p1 = cmp.gt(r2,r3); if (!p1.new) jump:t 0x1fc",
+    "r2 = r17 ; jump 0x30",
+    "if (r3!=#0) jump:nt 0x44",
+    "jump ##0x12345678",
+    "loop0(0x40,#10)",
+    "p3 = sp2loop0(0x10,r7)",
+    "r2 = memw(r29+##100000)",
+    "r3 = memw(r2++#4)",
+)
+
+
+def test_packets_rebuilt_from_templates_equal_a_cold_decode() -> None:
+    packets = [_committed()[asm] for asm in TEMPLATED_PACKETS]
+    words = [word for _ in range(3) for packet in packets for word in packet]  # every packet three times
+    code = _words(*words)
+    for base in (0, 0x1000, 0xFFFFFF00):  # the last one wraps targets around 2**32
+        warm, cold = decode_packets(code, base), _cold(code, base)
+        assert len(warm) == 3 * len(packets)
+        assert _fields(warm) == _fields(cold)
+    jumps = [p for p in decode_packets(code, 0x1000) if p.instructions[0].text.startswith("jump 0x")]
+    assert [p.instructions[0].target - p.address for p in jumps] == [0x100] * 3
+    assert len({p.instructions[0].target for p in jumps}) == 3
+
+
+def test_new_value_and_duplex_packets_rebuilt_from_templates() -> None:
+    store_new = 0xA1A1D200 | 0xC000  # memw(r1+#...) = <new:1>.new, a new-value store naming the producer one back
+    producer = 0x7060C002 & ~0xC000 | MORE  # r2 = r0
+    high = 0b0100 << 9 | 2 << 4 | 2
+    duplex = 0b111 << 29 | high << 16 | 0b1110 << 9 | 2 << 4
+    code = _words(producer, store_new, producer, duplex, producer, store_new, producer, duplex)
+    warm, cold = decode_packets(code, 0x40), _cold(code, 0x40)
+    assert _fields(warm) == _fields(cold)
+    assert warm[0].instructions[1].text == warm[2].instructions[1].text
+    assert warm[0].instructions[1].address + 16 == warm[2].instructions[1].address
+
+
+def test_a_whole_library_decodes_as_it_does_packet_by_packet() -> None:
+    from hexlint.elf import load_elf
+
+    library = Path(__file__).resolve().parent.parent / "fixtures" / "htp-core" / "lib" / "libhtp-core-v73.so"
+    text = next(section for section in load_elf(library).code_sections if section.name == ".text")
+    warm = decode_packets(text.data, text.address)
+    assert _fields(warm) == _fields(_cold(text.data, text.address))
+    shared = {}
+    for instruction in (i for p in warm for i in p.instructions if not i.is_duplex_half):
+        shared.setdefault((instruction.word, instruction.text), []).append(instruction)
+    repeated = [group for group in shared.values() if len(group) > 2 and group[0].target is None]
+    assert repeated, "the library repeats words"
+    for group in repeated:
+        assert len({i.address for i in group}) == len(group)
+        assert all(dataclasses.replace(i, address=group[0].address) == group[0] for i in group)
+
+
 @settings(max_examples=400, deadline=None)
 @given(st.binary(max_size=256), st.integers(min_value=0, max_value=0xFFFFFFFF))
 def test_decode_never_raises_on_random_bytes(code: bytes, base: int) -> None:

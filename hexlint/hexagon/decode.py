@@ -21,6 +21,7 @@ Conventions the audit relies on:
 from __future__ import annotations
 
 import gc
+import re
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -63,6 +64,10 @@ class LoopSetup:
 
 @dataclass(frozen=True)
 class Instruction:
+    # `address` lives in a slot and every other field in __dict__, so all the occurrences of one decoded word share a
+    # single (never mutated) field dict: a copy of an instruction at a new address costs no dict (see _at)
+    __slots__ = ("__dict__", "address")
+
     address: int  # address of the 32-bit word (both halves of a duplex share it)
     word: int
     iclass: str  # "ALU32", "CR", "J", "LD", "ST", "XTYPE", "SYSTEM", "HVX", "EXT", "UNKNOWN" ("DUPLEX" is never
@@ -94,20 +99,30 @@ class Packet:
 # most of the decoding time. These build the very same frozen objects by installing an instance __dict__ that holds
 # the required fields and only the optional ones that differ from their defaults: a dataclass keeps each plain
 # default as a class attribute, so attribute access, ==, hash and repr see every field (tests/test_decode.py checks).
+# An Instruction's __dict__ holds every field but `address` (a slot) and is shared by every copy of the same word.
 
 _new = object.__new__
 _set = object.__setattr__
+_set_address = Instruction.__dict__["address"].__set__  # the slot's own setter: the frozen __setattr__ refuses
 
 
 def _instruction(address: int, word: int, iclass: str, mnemonic: str, text: str, **optional: object) -> Instruction:
     """Instruction(...) with the same arguments (optional fields by keyword only)."""
-    optional["address"] = address
     optional["word"] = word
     optional["iclass"] = iclass
     optional["mnemonic"] = mnemonic
     optional["text"] = text
     instance = _new(Instruction)
     _set(instance, "__dict__", optional)
+    _set_address(instance, address)
+    return instance
+
+
+def _at(fields: dict[str, object], address: int) -> Instruction:
+    """The instruction whose fields (all but the address) are `fields`, at `address`; `fields` is shared, not copied."""
+    instance = _new(Instruction)
+    _set(instance, "__dict__", fields)
+    _set_address(instance, address)
     return instance
 
 
@@ -1266,77 +1281,135 @@ def decode_packets(code: bytes, base_address: int, cpu: int = 0x73) -> list[Pack
     """Decode every packet of a .text byte string. Never raises: undecodable words become iclass "UNKNOWN"; a truncated
     final packet is returned as far as it goes (trailing bytes that do not fill a word are ignored). `cpu` (e_flags &
     0xff) is accepted for forward compatibility: every encoding decoded here is the same from v68 to v81."""
-    count = len(code) // 4
-    if not count:
+    end = len(code) // 4 * 4
+    if not end:
         return []
-    words = struct.unpack_from(f"<{count}I", code)
     # tens of thousands of small immutable objects: the cyclic GC would rescan them again and again for nothing
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _decode_words(words, base_address)
+        return _decode_code(code, end, base_address)
     finally:
         if collecting:
             gc.enable()
 
 
-def _decode_words(words: tuple[int, ...], base_address: int) -> list[Packet]:
-    """One pass over the words. A packet ends at parse bits 11 or 00 (a duplex), and never after four words; the
-    parse bits 10 of its first and second words mark :endloop0 and :endloop1. Code repeats itself: a word decoded once
-    (with the same extender) is copied from a template with its new address, unless it is PC-relative."""
+# One packet's bytes: up to three words whose parse bits (bits 15:14, the top of the second byte) say "more" (01, 10),
+# then one that ends it (11, or 00 for a duplex); else four words (a packet never exceeds four); else a cut-short tail.
+_PACKET_BYTES = re.compile(rb"(?:.[\x40-\xbf]..){0,3}+.[^\x40-\xbf]..|.{16}|(?:....){1,3}", re.DOTALL)
+_MASK32 = 0xFFFFFFFF
+
+# How a packet template rebuilds one instruction: its offset from the packet's address and its fields; PC-relative
+# ones also keep their target (or loop start) relative to the packet, and their text around the rendered address.
+_Entry = tuple[int, dict[str, object]]
+_RelativeEntry = tuple[int, int, dict[str, object], int, str, str]
+_PacketTemplate = tuple[tuple[_Entry, ...], tuple[_RelativeEntry, ...] | None, frozenset[int]]
+
+
+def _decode_code(code: bytes, end: int, base_address: int) -> list[Packet]:
+    """One pass over the packets. Code repeats itself, whole packets included: a packet's instructions depend only on
+    its bytes and its address, and on the address only through PC-relative targets, so a packet seen twice is rebuilt
+    from a template (fields copied, address and relative targets re-applied) instead of decoded again. A packet seen
+    once is decoded word by word; a word decoded once (with the same extender) is copied from a word template with its
+    new address, unless it is PC-relative. The parse bits 10 of a packet's first and second words mark :endloop0/1."""
     packets: list[Packet] = []
     append_packet = packets.append
+    packet_templates: dict[bytes, Packet | _PacketTemplate | None] = {}
+    get_packet_template = packet_templates.get
     templates: dict[int | tuple[int, int], dict[str, object]] = {}
-    duplex_templates: dict[int | tuple[int, int], tuple[dict[str, object], ...]] = {}
     get_template = templates.get
-    new, set_attributes, instruction_class = _new, _set, Instruction
-    instructions: list[Instruction] = []
-    append = instructions.append
-    packet_address = address = base_address
-    size = 0
-    markers = 0  # bit 0: first word's parse bits are 10, bit 1: second word's
-    ext: int | None = None
-    for word in words:
-        parse = word & 0xC000
-        if parse:
-            template = get_template(word if ext is None else (word, ext))
-            if template is None:
-                append(_decode_single(word, address, packet_address, ext, templates, instructions))
-            else:
+    duplex_templates: dict[int | tuple[int, int], tuple[dict[str, object], ...]] = {}
+    new, set_attributes, set_address, instruction_class, packet_class = _new, _set, _set_address, Instruction, Packet
+    words = struct.unpack_from(f"<{end // 4}I", code)
+    address = base_address
+    index = 0  # of the packet's first word
+    for chunk in _PACKET_BYTES.findall(code, 0, end):
+        size = len(chunk)
+        template = get_packet_template(chunk)
+        if template is not None and template.__class__ is packet_class:  # second sight: worth a template
+            template = packet_templates[chunk] = _packet_template(template)  # type: ignore[arg-type]
+        instructions: list[Instruction] = []
+        append = instructions.append
+        if template is None:  # first sight (most packets are never seen again), or a text that will not split
+            word_address = address
+            markers = 0  # bit 0: first word's parse bits are 10, bit 1: second word's
+            ext: int | None = None
+            for word in words[index : index + (size >> 2)]:
+                parse = word & 0xC000
+                if parse:
+                    word_template = get_template(word if ext is None else (word, ext))
+                    if word_template is None:
+                        append(_decode_single(word, word_address, address, ext, templates, instructions))
+                    else:
+                        instruction = new(instruction_class)
+                        set_attributes(instruction, "__dict__", word_template)
+                        set_address(instruction, word_address)
+                        append(instruction)
+                    if parse == 0x8000 and word_address - address < 8:
+                        markers |= 1 if word_address == address else 2
+                else:
+                    instructions.extend(_decode_duplex_cached(word, word_address, ext, duplex_templates))
+                ext = ((word >> 16 & 0xFFF) << 14 | (word & 0x3FFF)) << 6 if word < 0x10000000 else None
+                word_address += 4
+            # :endloop0 needs a second word and :endloop1 a third: a shorter packet was cut short, its marker is void
+            markers &= (0, 0, 1, 3, 3)[size >> 2]
+            endloop = _ENDLOOPS[markers - 1] if markers else _NO_ENDLOOP
+        else:
+            entries, relative, endloop = template  # type: ignore[misc]
+            for offset, fields in entries:
                 instruction = new(instruction_class)
-                attributes = template.copy()
-                attributes["address"] = address
-                set_attributes(instruction, "__dict__", attributes)
+                set_attributes(instruction, "__dict__", fields)
+                set_address(instruction, address + offset)
                 append(instruction)
-            if parse == 0x8000 and size < 8:
-                markers |= 1 if size == 0 else 2
-        else:
-            instructions.extend(_decode_duplex_cached(word, address, ext, duplex_templates))
-        size += 4
-        address += 4
-        if parse == 0xC000 or not parse or size == 16:
-            append_packet(_close_packet(packet_address, size, instructions, markers))
-            instructions = []
-            append = instructions.append
-            packet_address = address
-            size = markers = 0
-            ext = None
-        else:
-            ext = ((word >> 16 & 0xFFF) << 14 | (word & 0x3FFF)) << 6 if word < 0x10000000 else None
-    if instructions:  # a packet cut short by the end of the bytes
-        append_packet(_close_packet(packet_address, size, instructions, markers))
+            if relative is not None:
+                _apply_relative(instructions, relative, address)
+        packet = new(packet_class)
+        set_attributes(
+            packet,
+            "__dict__",
+            {"address": address, "size": size, "instructions": tuple(instructions), "endloop": endloop},
+        )
+        if template is None:
+            packet_templates.setdefault(chunk, packet)
+        append_packet(packet)
+        address += size
+        index += size >> 2
     return packets
 
 
-def _close_packet(address: int, size: int, instructions: list[Instruction], markers: int) -> Packet:
-    # :endloop0 needs a second word and :endloop1 a third: a shorter packet was cut short, its marker is void
-    markers &= (0, 0, 1, 3, 3)[size // 4]
-    packet = _new(Packet)
-    endloop = _ENDLOOPS[markers - 1] if markers else _NO_ENDLOOP
-    _set(
-        packet, "__dict__", {"address": address, "size": size, "instructions": tuple(instructions), "endloop": endloop}
-    )
-    return packet
+def _apply_relative(instructions: list[Instruction], relative: tuple[_RelativeEntry, ...], address: int) -> None:
+    """Rebuild the packet's PC-relative instructions for a packet at `address`."""
+    for index, offset, fields, distance, before, after in relative:
+        target = (address + distance) & _MASK32
+        attributes = {**fields, "text": f"{before}0x{target:x}{after}"}
+        setup = attributes.get("loop_setup")
+        if setup is None:
+            attributes["target"] = target
+        else:
+            attributes["loop_setup"] = LoopSetup(
+                setup.loop, target, setup.count_imm, setup.count_reg, setup.pipelined_stages
+            )
+        instructions[index] = _at(attributes, address + offset)
+
+
+def _packet_template(packet: Packet) -> _PacketTemplate | None:
+    """What rebuilds `packet` at another address, or None when a PC-relative text cannot be split around its target."""
+    entries: list[_Entry] = []
+    relative: list[_RelativeEntry] = []
+    for index, instruction in enumerate(packet.instructions):
+        offset = instruction.address - packet.address
+        fields = instruction.__dict__
+        entries.append((offset, fields))
+        target = instruction.target if instruction.loop_setup is None else instruction.loop_setup.start
+        if target is None:
+            continue
+        rendered = f"0x{target:x}"
+        text = instruction.text
+        if text.count(rendered) != 1:
+            return None
+        before, _, after = text.partition(rendered)
+        relative.append((index, offset, fields, (target - packet.address) & _MASK32, before, after))
+    return tuple(entries), tuple(relative) if relative else None, packet.endloop
 
 
 def _decode_single(
@@ -1387,9 +1460,7 @@ def _resolve_new_value(instruction: Instruction, earlier: list[Instruction]) -> 
             None if register in ("r?", "v?") else register,
             memory.increment,
         )
-    resolved = _new(Instruction)
-    _set(resolved, "__dict__", attributes)
-    return resolved
+    return _at(attributes, instruction.address)
 
 
 def _decode_duplex_cached(
@@ -1398,14 +1469,7 @@ def _decode_duplex_cached(
     key = word if ext is None else (word, ext)
     cached = templates.get(key)
     if cached is not None:
-        halves = []
-        for template in cached:
-            instruction = _new(Instruction)
-            attributes = template.copy()
-            attributes["address"] = address
-            _set(instruction, "__dict__", attributes)
-            halves.append(instruction)
-        return tuple(halves)
+        return tuple([_at(template, address) for template in cached])
     try:
         decoded = _decode_duplex(word, address, ext)
     except Exception:  # as above
