@@ -395,12 +395,19 @@ def run_source_rules(
     included = {header for unit in parsed for header in project_headers_included(unit, sources)}
     lone_headers = [path for path in sources if not is_translation_unit(Path(path)) and path_key(path) not in included]
     units += _parse_all(lone_headers, config, settings, parse_settings)
+    in_run = {path_key(path) for path in sources}
     found = [diagnostic for unit in units for diagnostic in unit.diagnostics]
+    # A header of the run that only context files include is parsed through them: its own errors are the run's.
+    found += [
+        diagnostic
+        for unit in context_units
+        for diagnostic in unit.diagnostics
+        if path_key(diagnostic.span.path) in in_run
+    ]
     source_rules = [rule for rule in rules if rule.kind == "source"]
     if not source_rules:
         return found
     project = build_project([*units, *context_units], project_files)
-    in_run = {path_key(path) for path in sources}
     own = project if not context_units else Project([unit for unit in project.units if unit.indexed_files & in_run])
     for rule in source_rules:
         subject = project if rule.code in CROSS_FILE_RULES else own
@@ -513,6 +520,17 @@ class _Pass:
     context_files: int = 0
 
 
+def one_per_place(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """A header's problem reached through several TUs is one finding: equal findings are one, and so are parse
+    errors at one place (each TU adds its own count of further errors to the message); the first is kept."""
+    kept: dict[object, Diagnostic] = {}
+    for diagnostic in diagnostics:
+        span = diagnostic.span
+        key = (PARSE_ERROR, span.path, span.line, span.column) if diagnostic.code == PARSE_ERROR else diagnostic
+        kept.setdefault(key, diagnostic)
+    return list(kept.values())
+
+
 def _excluded(path: Path, config: Config) -> bool:
     return any(path_matches_glob(path, glob, config.root) for glob in config.exclude)
 
@@ -549,8 +567,7 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
 
     enabled_codes = frozenset(rule.code for rule in rules)
     cache = _FileCache(sources)
-    # A header's problem reached through two TUs is one finding, not two.
-    unique = dict.fromkeys(normalize_paths(diagnostic) for diagnostic in raw)
+    unique = one_per_place(normalize_paths(diagnostic) for diagnostic in raw)
     kept = [
         with_fingerprint_text(diagnostic, cache.read)
         for diagnostic in unique

@@ -304,3 +304,13 @@ def test_file_name_that_is_not_utf8(tree: Path, hexlint_cli) -> None:
     )
     assert (completed.returncode, completed.stderr) == (1, b"")
     assert completed.stdout.startswith(b"k\xff.c: HX002 [parse-error]")
+
+
+def test_header_error_reached_through_tus_with_different_error_counts_is_one_finding(tree: Path, hexlint_cli) -> None:
+    (tree / "htp").mkdir()
+    (tree / "htp" / "ops.h").write_text("struct params { int n }\n")
+    (tree / "htp" / "a.c").write_text('#include "ops.h"\nint a = ;\n')  # one more error of its own
+    (tree / "htp" / "b.c").write_text('#include "ops.h"\nint b;\n')
+    run = hexlint_cli("--select", "HX002", "htp")
+    assert run.status == 1
+    assert [line.split(": HX")[0] for line in run.stdout.splitlines()] == ["htp/ops.h:1:24"]

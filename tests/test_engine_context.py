@@ -301,6 +301,13 @@ def test_context_files_problems_are_not_reported(kparams_tree: Path) -> None:
     assert findings(["htp/mul-ops.c"], select="ALL") == Counter([KERNEL_UNWRITTEN, ("htp/mul-ops.c", 3, "HX106")])
 
 
+def test_parse_error_in_a_header_of_the_run_that_only_context_files_include(kparams_tree: Path) -> None:
+    header = kparams_tree / "htp" / "ops.h"
+    header.write_text(header.read_text().replace("uint32_t n_threads;", "uint32_t n_threads"), encoding="utf-8")
+    for context in ("tree", "files"):
+        assert findings(["htp/ops.h"], select="HX002,HX101", context=context) == Counter([("htp/ops.h", 9, "HX002")])
+
+
 def test_an_unreadable_context_file_is_left_out(kparams_tree: Path, monkeypatch) -> None:
     from hexlint.c import parse
 
