@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hexlint.core import Diagnostic
+from hexlint.report import dump_json
 
 BASELINE_VERSION = 1
 
@@ -94,7 +95,7 @@ def render_baseline(diagnostics: Iterable[Diagnostic], base_dir: Path) -> str:
             for entry in entries
         ],
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return dump_json(document)
 
 
 def write_baseline(path: Path, diagnostics: Iterable[Diagnostic]) -> int:

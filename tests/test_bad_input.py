@@ -294,6 +294,16 @@ def test_file_name_that_is_not_utf8(tree: Path, hexlint_cli) -> None:
     assert "not valid UTF-8" in run.stdout
     assert hexlint_cli("--output", "report.txt", ".").status == 1
     assert os.fsencode(name) in (tree / "report.txt").read_bytes()
+    # JSON reports and baselines stay valid UTF-8 and give the name back unchanged.
+    import json
+
+    for report_format in ("json", "sarif"):
+        assert hexlint_cli("--format", report_format, "--output", f"report.{report_format}", ".").status == 1
+        json.loads((tree / f"report.{report_format}").read_bytes().decode("utf-8"))
+    assert json.loads((tree / "report.json").read_text(encoding="utf-8"))["diagnostics"][0]["path"] == name
+    assert hexlint_cli("--write-baseline", "baseline.json", ".").status == 0
+    hidden = hexlint_cli("--baseline", "baseline.json", ".")
+    assert (hidden.status, hidden.stdout) == (0, "")
     # A console that refuses undecodable text gets the name's own bytes, not an internal error.
     completed = subprocess.run(
         [sys.executable, "-m", "hexlint", "-q", "."],

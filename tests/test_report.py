@@ -159,6 +159,20 @@ def test_sarif_every_result_has_the_region_code_scanning_needs() -> None:
     assert results["HX110"]["locations"][0]["physicalLocation"]["region"]["startLine"] == 12
 
 
+def test_sarif_artifact_uris_are_percent_encoded() -> None:
+    import os
+
+    assert sarif.artifact_uri("htp/add-ops.c") == "htp/add-ops.c"
+    assert sarif.artifact_uri("my dir/50%.c") == "my%20dir/50%25.c"
+    assert sarif.artifact_uri("/abs/a b#.so") == "file:///abs/a%20b%23.so"
+    assert sarif.artifact_uri(os.fsdecode(b"k\xff.c")) == "k%FF.c"  # a name that is not UTF-8
+    odd = Diagnostic("HX104", "defensive-null-check", Severity.WARNING, "m.", Span("my dir/k.c", 1, 1))
+    log = json.loads(sarif.render([odd], all_rules()))
+    assert log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == (
+        "my%20dir/k.c"
+    )
+
+
 def test_sarif_of_a_clean_run_validates() -> None:
     import jsonschema
 

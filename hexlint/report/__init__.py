@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import json as _json  # not `json`: hexlint.report.json is the JSON format module
+import re
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 from hexlint.core import Diagnostic, Severity, Span
 
 FORMATS = ("text", "json", "sarif", "github")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def dump_json(document: Any) -> str:
+    """Indented JSON that is valid UTF-8: readable non-ASCII text, and a file name that is not UTF-8 (held by Python
+    as lone surrogates, which no UTF-8 writer accepts) as `\\udcXX` escapes that json.loads gives back unchanged."""
+    text = _json.dumps(document, indent=2, ensure_ascii=False)
+    return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text) + "\n"
 
 
 def _plural(count: int, noun: str) -> str:

@@ -14,13 +14,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from hexlint import __version__
 from hexlint.core import Diagnostic, Fix, Rule, Span
-from hexlint.report import sort_key
+from hexlint.report import dump_json, sort_key
 
 
 def span_fields(span: Span) -> dict[str, Any]:
@@ -71,4 +70,4 @@ def render(diagnostics: Sequence[Diagnostic], rules: Sequence[Rule] = ()) -> str
         "version": __version__,
         "diagnostics": [diagnostic_fields(diagnostic) for diagnostic in sorted(diagnostics, key=sort_key)],
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return dump_json(document)

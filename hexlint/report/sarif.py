@@ -14,8 +14,8 @@ code scanning UI and scripts reading the log find them.
 
 from __future__ import annotations
 
-import json
 import os
+import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from typing import Any
 from hexlint import __version__
 from hexlint.baseline import fingerprints
 from hexlint.core import Diagnostic, Fix, Rule, Severity, Span
-from hexlint.report import sort_key
+from hexlint.report import dump_json, sort_key
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/ggml-org/hexlint"
@@ -32,10 +32,11 @@ _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "
 
 
 def artifact_uri(path: str) -> str:
-    """Relative posix paths stay relative (viewers resolve them against the checkout); others become file URIs."""
-    if os.path.isabs(path):
-        return Path(path).as_uri()
-    return Path(path).as_posix()
+    """Relative posix paths stay relative (viewers resolve them against the checkout); others become file URIs.
+    Either is a URI: spaces, `%`, `#` and bytes that are not UTF-8 are percent-encoded."""
+    posix = Path(path).as_posix()
+    quoted = urllib.parse.quote(os.fsencode(posix), safe="/")
+    return "file://" + quoted if os.path.isabs(path) else quoted
 
 
 def rule_help(rule: Rule) -> tuple[str, str]:
@@ -179,4 +180,4 @@ def render(diagnostics: Sequence[Diagnostic], rules: Sequence[Rule] = (), base_d
             }
         ],
     }
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return dump_json(log)
