@@ -2,20 +2,25 @@
 """Benchmark the whole binary audit against `llvm-objdump-22 -d` alone on the same library, side by side.
 
 Usage:
-    PYTHONPATH=. python bench/bench_binary.py [--objdump PATH] [--repeat N] [--no-big] [LIB.so ...]
+    PYTHONPATH=. python bench/bench_binary.py [--objdump PATH] [--rounds N] [--no-big] [--command] [LIB.so ...]
 
 Libraries: the given ones, else the largest C core build (fixtures/htp-core/lib) plus a larger library built here
 from our own code (the core's kernels compiled four times with growing unroll thresholds, symbols prefixed per copy
 with llvm-objcopy, linked into one .so; needs clang-22, ld.lld-22 and llvm-objcopy-22, skipped otherwise).
 
-For each library, the best of --repeat runs of:
-  decode     in process: decode_packets on every code section (part of the audit, shown to locate the cost)
-  audit      in process: read the ELF, decode every packet, build every CFG and its loops, follow SP/FP-derived
-             registers, count spills/promotions/divisions/HVX, run the five HX2xx checks
-  command    end to end, a new process: `python -m hexlint --spills --promotions --division --strict LIB`
-  objdump    `llvm-objdump-22 -d --mcpu=hexagonvNN LIB` with its output discarded (what the upstream script starts from)
-and the ratios objdump/audit and objdump/command (> 1: hexlint is faster), then the same audit/objdump ratio in CPU
-time (process + children), which a busy machine disturbs less than wall time.
+What is timed, in N alternating rounds (one of each per round, so a load spike hits every contender alike; the best
+round of each is kept):
+  audit        in process, from the file: read the ELF, decode every packet, build every CFG and its loops, follow
+               SP/FP-derived registers, count spills/promotions/divisions/HVX, run the five HX2xx checks
+               (what `hexlint --spills --promotions --division --strict LIB` does after Python has started)
+  decode       in process: decode_packets on every code section alone (part of the audit, to locate the cost)
+  objdump>null `llvm-objdump-22 -d --mcpu=hexagonvNN LIB` writing to /dev/null (its cheapest output)
+  objdump|pipe the same writing to a pipe this script reads to the end (what a user or a script that scans the
+               listing sees); its time is the objdump process's, the reader's own CPU is not counted
+  command      (--command only) end to end, a new process: `python -m hexlint --spills --promotions --division
+               --strict LIB`, interpreter start-up and imports included
+Both wall time and CPU time are shown: CPU time (user + system of this process for the audit, of the child for
+objdump) is what a busy shared machine disturbs least. Ratios objdump/audit > 1 mean the audit is faster.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -41,31 +47,33 @@ from hexlint.hexagon.decode import decode_packets  # noqa: E402
 CORE = REPO / "fixtures" / "htp-core"
 FLAGS = ["--target=hexagon-unknown-none-elf", "-mcpu=hexagonv73", "-mhvx", "-mhvx-length=128b", "-O3", "-fPIC"]
 FLAGS += ["-ffreestanding", f"-I{CORE / 'htp'}"]
+PIPE_CHUNK = 1 << 16
 
 
-def best_of(repeat: int, action: Callable[[], object]) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return min(times)
+@dataclass(frozen=True)
+class Timing:
+    wall: float
+    cpu: float
 
 
-def cpu_best_of(repeat: int, action: Callable[[], object]) -> float:
-    """Best CPU time (this process plus finished children): steadier than wall time on a shared machine."""
-    times = []
-    for _ in range(repeat):
-        before = _cpu_seconds()
-        action()
-        times.append(_cpu_seconds() - before)
-    return min(times)
+def _own_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
-def _cpu_seconds() -> float:
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(action: Callable[[], object], cpu_clock: Callable[[], float]) -> Timing:
+    wall, cpu = time.perf_counter(), cpu_clock()
+    action()
+    return Timing(time.perf_counter() - wall, cpu_clock() - cpu)
+
+
+def best(timings: list[Timing]) -> Timing:
+    return Timing(min(t.wall for t in timings), min(t.cpu for t in timings))
 
 
 def whole_audit(path: Path) -> int:
@@ -78,12 +86,10 @@ def whole_audit(path: Path) -> int:
     return found
 
 
-def _namespace():
-    import argparse as _argparse
-
+def _namespace() -> argparse.Namespace:
     from hexlint.binary.options import add_binary_arguments
 
-    parser = _argparse.ArgumentParser()
+    parser = argparse.ArgumentParser()
     add_binary_arguments(parser)
     return parser.parse_args([])
 
@@ -94,8 +100,20 @@ def decode_only(path: Path) -> None:
         decode_packets(section.data, section.address, image.cpu or 0x73)
 
 
-def run_objdump(objdump: str, path: Path, cpu: str) -> None:
+def objdump_to_null(objdump: str, path: Path, cpu: str) -> None:
     subprocess.run([objdump, "-d", f"--mcpu={cpu}", str(path)], stdout=subprocess.DEVNULL, check=True)
+
+
+def objdump_to_pipe(objdump: str, path: Path, cpu: str) -> int:
+    """objdump writing into a pipe that is read to the end, as a user's terminal or a scanning script reads it."""
+    read = 0
+    with subprocess.Popen([objdump, "-d", f"--mcpu={cpu}", str(path)], stdout=subprocess.PIPE) as process:
+        assert process.stdout is not None
+        while chunk := process.stdout.read(PIPE_CHUNK):
+            read += len(chunk)
+    if process.returncode:
+        raise subprocess.CalledProcessError(process.returncode, objdump)
+    return read
 
 
 def run_command(path: Path) -> None:
@@ -121,12 +139,31 @@ def build_big_library(directory: Path) -> Path | None:
     return library
 
 
+def measure(library: Path, objdump: str, rounds: int, command: bool) -> dict[str, Timing]:
+    cpu_name = load_elf(library).cpu_name
+    contenders: dict[str, tuple[Callable[[], object], Callable[[], float]]] = {
+        "audit": (lambda: whole_audit(library), _own_cpu),
+        "decode": (lambda: decode_only(library), _own_cpu),
+        "objdump>null": (lambda: objdump_to_null(objdump, library, cpu_name), _children_cpu),
+        "objdump|pipe": (lambda: objdump_to_pipe(objdump, library, cpu_name), _children_cpu),
+    }
+    if command:
+        contenders["command"] = (lambda: run_command(library), _children_cpu)
+    whole_audit(library)  # imports and first-use caches, as in a CLI run that audits several libraries
+    timings: dict[str, list[Timing]] = {name: [] for name in contenders}
+    for _ in range(rounds):
+        for name, (action, clock) in contenders.items():
+            timings[name].append(timed(action, clock))
+    return {name: best(values) for name, values in timings.items()}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("libraries", nargs="*", type=Path)
     parser.add_argument("--objdump", default=shutil.which("llvm-objdump-22"))
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--rounds", "--repeat", type=int, default=7, help="alternating rounds (best one kept)")
     parser.add_argument("--no-big", action="store_true", help="do not build the larger library")
+    parser.add_argument("--command", action="store_true", help="also time the command end to end (new process)")
     arguments = parser.parse_args()
     if not arguments.objdump:
         print("llvm-objdump-22 not found: nothing to compare with", file=sys.stderr)
@@ -140,36 +177,21 @@ def main() -> int:
                 big = build_big_library(Path(scratch))
                 if big is not None:
                     libraries.append(big)
-        print(
-            f"{'library':<28} {'.text KB':>8} {'packets':>8} {'decode s':>8} {'audit s':>8} {'command s':>9}"
-            f" {'objdump s':>9}"
-            f" {'objdump/audit':>13} {'objdump/command':>15}"
-        )
+        print(f"best of {arguments.rounds} alternating rounds, in ms; objdump/audit > 1: the audit is faster")
         for library in libraries:
             image = load_elf(library)
             text_kb = sum(len(section.data) for section in image.code_sections) / 1024
             packets = sum(len(f.cfg.packets) for f in audit_image(image).functions)
-            decode_time = best_of(arguments.repeat, lambda library=library: decode_only(library))
-            audit_time = best_of(arguments.repeat, lambda library=library: whole_audit(library))
-            command_time = best_of(max(1, arguments.repeat // 2), lambda library=library: run_command(library))
-            objdump_time = best_of(
-                arguments.repeat,
-                lambda library=library, cpu=image.cpu_name: run_objdump(arguments.objdump, library, cpu),
-            )
-            audit_cpu = cpu_best_of(arguments.repeat, lambda library=library: whole_audit(library))
-            objdump_cpu = cpu_best_of(
-                arguments.repeat,
-                lambda library=library, cpu=image.cpu_name: run_objdump(arguments.objdump, library, cpu),
-            )
-            print(
-                f"{library.name:<28} {text_kb:>8.1f} {packets:>8} {decode_time:>8.3f} {audit_time:>8.3f}"
-                f" {command_time:>9.3f}"
-                f" {objdump_time:>9.3f} {objdump_time / audit_time:>13.2f} {objdump_time / command_time:>15.2f}"
-            )
-            print(
-                f"{'':<28} cpu time: audit {audit_cpu:.3f} s, objdump {objdump_cpu:.3f} s,"
-                f" objdump/audit {objdump_cpu / audit_cpu:.2f}"
-            )
+            best_times = measure(library, arguments.objdump, arguments.rounds, arguments.command)
+            print(f"{library.name}: .text {text_kb:.1f} KB, {packets} packets")
+            print(f"  {'':<14} {'wall':>8} {'cpu':>8}")
+            for name, timing in best_times.items():
+                print(f"  {name:<14} {timing.wall * 1000:>8.1f} {timing.cpu * 1000:>8.1f}")
+            audit = best_times["audit"]
+            for name in ("objdump>null", "objdump|pipe"):
+                other = best_times[name]
+                print(f"  {name}/audit: wall {other.wall / audit.wall:.2f}, cpu {other.cpu / audit.cpu:.2f}")
+            print(f"  decode alone is {best_times['decode'].cpu / audit.cpu:.0%} of the audit's cpu")
     return 0
 
 

@@ -28,6 +28,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from hexlint.hexagon.cfg import BasicBlock, FunctionCfg, build_cfg, frozen_instance
@@ -527,9 +528,7 @@ def _stack_accesses_from_facts(
     may live, the stack accesses are exactly the r29/r30-based ones the instruction pass already found."""
     packets = cfg.packets
     if not facts.seeds:
-        accesses = [
-            _classify(instruction, {}, packets[index].address, loop_of[index]) for index, instruction in facts.direct
-        ]
+        accesses = _direct_accesses(facts.direct, packets, loop_of)
     else:
         seeds = set(facts.seeds)
         entry_states = _derived_registers_at_blocks(cfg, seeds)
@@ -540,17 +539,46 @@ def _stack_accesses_from_facts(
             holds_seed = seed_position < len(facts.seeds) and facts.seeds[seed_position] <= block.last_packet
             if holds_seed or entry_states.get(block.start):
                 tracked.add(number)
-        accesses = [
-            _classify(instruction, {}, packets[index].address, loop_of[index])
-            for index, instruction in facts.direct
-            if bisect_right(firsts, index) - 1 not in tracked
-        ]
+        untracked = [item for item in facts.direct if bisect_right(firsts, item[0]) - 1 not in tracked]
+        accesses = _direct_accesses(untracked, packets, loop_of)
         innermost = cfg.innermost_loop_by_block
         for number in sorted(tracked):
             block = cfg.blocks[number]
             state = entry_states.get(block.start, {})
             accesses += _block_accesses(cfg, block, state, seeds, innermost.get(block.start))
-    return sorted(accesses, key=lambda access: (access.address, access.text))
+    accesses.sort(key=_ACCESS_ORDER)
+    return accesses
+
+
+_ACCESS_ORDER = attrgetter("address", "text")
+
+
+def _direct_accesses(
+    direct: list[tuple[int, Instruction]], packets: tuple[Packet, ...], loop_of: Sequence[int | None]
+) -> list[StackAccess]:
+    """`_classify` of r29/r30-based accesses with no derived register: the frame offset is the access's offset."""
+    accesses = []
+    new, set_fields, access_class = object.__new__, object.__setattr__, StackAccess
+    for index, instruction in direct:
+        memory = instruction.memory
+        offset = memory.offset
+        access = new(access_class)
+        set_fields(
+            access,
+            "__dict__",
+            {
+                "address": instruction.address,
+                "packet_address": packets[index].address,
+                "text": instruction.text,
+                "is_store": memory.is_store,
+                "is_vector": memory.is_vector,
+                "size": memory.size,
+                "slot": None if offset is None or memory.post_increment else (memory.base, offset),
+                "loop": loop_of[index],
+            },
+        )
+        accesses.append(access)
+    return accesses
 
 
 def _seed_packets(cfg: FunctionCfg) -> set[int]:

@@ -25,7 +25,6 @@ import functools
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from heapq import heapify, heappop, heappush
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -255,13 +254,13 @@ def _blocks(packets: tuple[Packet, ...], scan: _Scan) -> _Graph:
     lasts.append(count - 1)
     number_of_first = {first: number for number, first in enumerate(firsts)}
     control_successors = scan.successors
-    block_successors: list[list[int]] = []
-    for last in lasts:
+    # the packet after a block's last packet is the next block's first: a plain fallthrough goes to number + 1
+    block_successors = [[number] for number in range(1, block_count)]
+    block_successors.append([])
+    for number, last in enumerate(lasts):
         targets = control_successors.get(last)
-        if targets is None:
-            block_successors.append([number_of_first[last + 1]] if last + 1 < count else [])
-        else:
-            block_successors.append([number_of_first[target] for target in dict.fromkeys(targets)])
+        if targets is not None:
+            block_successors[number] = [number_of_first[target] for target in dict.fromkeys(targets)]
     endloop_edges: dict[tuple[int, int], int] = {}
     if scan.endloops:
         # Loop set-ups inside each block, in order: the last one per loop register is what leaves the block.
@@ -273,33 +272,27 @@ def _blocks(packets: tuple[Packet, ...], scan: _Scan) -> _Graph:
                 block_gen[loop_number] = start
                 stages_by_start[start] = max(stages, stages_by_start.get(start, 0))
         _add_endloop_edges(scan, firsts, lasts, gen, number_of_first, block_successors, stages_by_start, endloop_edges)
+    starts = [packets[first].address for first in firsts]
+    ends = [packet.address + packet.size for packet in [packets[last] for last in lasts]]
     retreating = False
     blocks = []
-    starts = []
-    ends = []
-    for number in range(block_count):
-        first, last = firsts[number], lasts[number]
-        successors = block_successors[number]
-        for successor in successors:
-            if successor <= number:
-                retreating = True
-        block_start = packets[first].address
-        last_packet = packets[last]
-        block_end = last_packet.address + last_packet.size
-        starts.append(block_start)
-        ends.append(block_end)
-        blocks.append(
-            frozen_instance(
-                BasicBlock,
-                {
-                    "start": block_start,
-                    "end": block_end,
-                    "first_packet": first,
-                    "last_packet": last,
-                    "successors": tuple(packets[firsts[successor]].address for successor in successors),
-                },
-            )
+    new, set_fields, block_class, start_of = object.__new__, object.__setattr__, BasicBlock, starts.__getitem__
+    for number, successors in enumerate(block_successors):
+        if successors and min(successors) <= number:
+            retreating = True
+        block = new(block_class)
+        set_fields(
+            block,
+            "__dict__",
+            {
+                "start": starts[number],
+                "end": ends[number],
+                "first_packet": firsts[number],
+                "last_packet": lasts[number],
+                "successors": tuple(map(start_of, successors)),
+            },
         )
+        blocks.append(block)
     return _Graph(tuple(blocks), starts, ends, firsts, lasts, block_successors, endloop_edges, retreating)
 
 
@@ -313,64 +306,72 @@ def _add_endloop_edges(
     stages_by_start: dict[int, int],
     endloop_edges: dict[tuple[int, int], int],
 ) -> None:
-    """Forward data flow of the loop starts each `loopN` register may hold (sets as bit masks over loop starts)."""
+    """Forward data flow of the loop starts each `loopN` register may hold: one int per block, loop0's starts in the
+    low `width` bits, loop1's above them (a bit per loop start)."""
     starts = sorted({start for block_gen in gen.values() for start in block_gen.values()})
+    width = len(starts)
+    low_bits = (1 << width) - 1
     bit = {start: 1 << number for number, start in enumerate(starts)}
     start_of_bit = {value: start for start, value in bit.items()}
-    gen_masks = {number: [(loop, bit[start]) for loop, start in block_gen.items()] for number, block_gen in gen.items()}
-    endloop_of_block = {number: scan.endloops.get(last, ()) for number, last in enumerate(lasts)}
-    reaching0 = [0] * len(firsts)
-    reaching1 = [0] * len(firsts)
+    # a set-up replaces what its loop register held: (bits kept, bits set)
+    gen_masks = {}
+    for number, block_gen in gen.items():
+        keep, value = -1, 0
+        for loop_number, start in block_gen.items():
+            if loop_number:
+                keep, value = keep & low_bits, (value & low_bits) | bit[start] << width
+            else:
+                keep, value = keep & ~low_bits, (value & ~low_bits) | bit[start]
+        gen_masks[number] = (keep, value)
+    endloops = scan.endloops
+    special = {number for number, last in enumerate(lasts) if last in endloops} | set(gen_masks)
+    count = len(firsts)
+    reaching = [0] * count
     # Sweeps in address order until nothing changes (blocks are mostly laid out in flow order, so a few sweeps do).
-    # A sweep visits only the blocks whose masks grew since their last visit: any other visit would change nothing.
-    sweep = sorted(gen_masks)  # first sweep: nothing reaches anything yet, only the blocks with a set-up act
-    while sweep:
-        next_sweep: set[int] = set()
-        pending = set(sweep)
-        heapify(sweep)
-        while sweep:
-            number = heappop(sweep)
-            pending.discard(number)
-            last = lasts[number]
-            mask0 = reaching0[number]
-            mask1 = reaching1[number]
-            block_gen = gen_masks.get(number)
-            if block_gen:
-                for loop_number, value in block_gen:
-                    if loop_number:
-                        mask1 = value
-                    else:
-                        mask0 = value
-            if not (mask0 or mask1):
-                continue  # nothing set up on the way here: nothing to propagate
+    # A sweep acts only on the blocks whose masks grew since their last visit: any other visit would change nothing.
+    dirty = bytearray(count)
+    for number in gen_masks:
+        dirty[number] = 1  # first sweep: nothing reaches anything yet, only the blocks with a set-up act
+    lowest = min(gen_masks, default=count)
+    while lowest < count:
+        sweep_from, lowest = lowest, count
+        for number in range(sweep_from, count):
+            if not dirty[number]:
+                continue
+            dirty[number] = 0
+            mask = reaching[number]
             successors = block_successors[number]
-            for loop_number in endloop_of_block[number]:
-                mask = mask1 if loop_number else mask0
-                while mask:
-                    lowest = mask & -mask
-                    mask ^= lowest
-                    start = start_of_bit[lowest]
-                    if (last, start) not in endloop_edges:
-                        endloop_edges[(last, start)] = stages_by_start.get(start, 0)
-                        target = number_of_first[start]
-                        if target not in successors:
-                            successors.append(target)
+            if number in special:
+                if number in gen_masks:
+                    keep, value = gen_masks[number]
+                    mask = mask & keep | value
+                if not mask:
+                    continue  # nothing set up on the way here: nothing to propagate
+                last = lasts[number]
+                for loop_number in endloops.get(last, ()):
+                    starts_bits = mask >> width if loop_number else mask & low_bits
+                    while starts_bits:
+                        lowest_bit = starts_bits & -starts_bits
+                        starts_bits ^= lowest_bit
+                        start = start_of_bit[lowest_bit]
+                        if (last, start) not in endloop_edges:
+                            endloop_edges[(last, start)] = stages_by_start.get(start, 0)
+                            target = number_of_first[start]
+                            if target not in successors:
+                                successors.append(target)
+            elif not mask:
+                continue
             for successor in successors:
-                old0 = reaching0[successor]
-                old1 = reaching1[successor]
-                if (old0 | mask0) != old0 or (old1 | mask1) != old1:
-                    reaching0[successor] = old0 | mask0
-                    reaching1[successor] = old1 | mask1
-                    if successor <= number:
-                        next_sweep.add(successor)  # already passed in this sweep
-                    elif successor not in pending:
-                        pending.add(successor)
-                        heappush(sweep, successor)
-        sweep = sorted(next_sweep)
+                old = reaching[successor]
+                if old | mask != old:
+                    reaching[successor] = old | mask
+                    dirty[successor] = 1
+                    if successor <= number and successor < lowest:
+                        lowest = successor  # already passed: the next sweep starts there
     # An :endloop no set-up reaches (set up by a caller, or only reached through a jump table): nearest set-up above.
     sources = {source for source, _start in endloop_edges}
     for number, last in enumerate(lasts):
-        for loop_number in endloop_of_block[number]:
+        for loop_number in endloops.get(last, ()):
             start = scan.fallback.get(last, {}).get(loop_number)
             if start is None or last in sources:
                 continue
