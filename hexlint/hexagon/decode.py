@@ -319,7 +319,7 @@ def _store_access(
         if spec is None:
             return _unknown(word, address, "ST")
         mnemonic, size = spec
-        reg = None  # the packet loop names the producer's register (_resolve_new_value)
+        reg = None  # the packet loop names the producer's register (_named_new_value)
         shown = f"{_NEW_VALUE}{(data >> 1) & 3}>.new"
     else:
         spec = _STORE_TYPES.get(kind)
@@ -979,7 +979,7 @@ def _decode_vmem(word: int, address: int, ext: int | None) -> Instruction:
         return _instruction(address, word, "HVX", "vmem", text, memory=access, is_hvx=True)
     reg: str | None = _V[word & 31]
     shown = f"{reg}{suffix}"
-    if suffix == ".new":  # the packet loop names the producer (_resolve_new_value)
+    if suffix == ".new":  # the packet loop names the producer (_named_new_value)
         reg, shown = None, f"{_NEW_VALUE}{(word >> 1) & 3}>.new"
     offset: int | None
     if group == 0:
@@ -1319,6 +1319,7 @@ def _decode_code(code: bytes, end: int, base_address: int) -> list[Packet]:
     templates: dict[int | tuple[int, int], dict[str, object]] = {}
     get_template = templates.get
     duplex_templates: dict[int | tuple[int, int], tuple[dict[str, object], ...]] = {}
+    new_values: dict[int | tuple[int, int], _PendingNewValue] = {}
     new, set_attributes, set_address, instruction_class, packet_class = _new, _set, _set_address, Instruction, Packet
     words = struct.unpack_from(f"<{end // 4}I", code)
     address = base_address
@@ -1339,7 +1340,7 @@ def _decode_code(code: bytes, end: int, base_address: int) -> list[Packet]:
                 if parse:
                     word_template = get_template(word if ext is None else (word, ext))
                     if word_template is None:
-                        append(_decode_single(word, word_address, address, ext, templates, instructions))
+                        append(_decode_single(word, word_address, address, ext, templates, instructions, new_values))
                     else:
                         instruction = new(instruction_class)
                         set_attributes(instruction, "__dict__", word_template)
@@ -1412,6 +1413,11 @@ def _packet_template(packet: Packet) -> _PacketTemplate | None:
     return tuple(entries), tuple(relative) if relative else None, packet.endloop
 
 
+# a new-value word decoded once: its instruction with the operand unnamed, the packet distance to its producer, and
+# its field dicts by the producer's register
+_PendingNewValue = tuple[Instruction, int, dict[str, dict[str, object]]]
+
+
 def _decode_single(
     word: int,
     address: int,
@@ -1419,26 +1425,33 @@ def _decode_single(
     ext: int | None,
     templates: dict[int | tuple[int, int], dict[str, object]],
     earlier: list[Instruction],
+    new_values: dict[int | tuple[int, int], _PendingNewValue],
 ) -> Instruction:
     """A word the templates do not know; `earlier` holds the packet's instructions before it (for new-values)."""
+    key = word if ext is None else (word, ext)
+    pending = new_values.get(key)
+    if pending is not None:
+        return _named_new_value(pending, earlier, address)
     try:
         instruction = _DECODERS[word >> 28](word, address, packet_address, ext)
-        if _NEW_VALUE in instruction.text:
-            return _resolve_new_value(instruction, earlier)  # depends on the packet: never a template
+        if _NEW_VALUE in instruction.text:  # depends on the packet: a template per producer register
+            text = instruction.text
+            start = text.index(_NEW_VALUE) + len(_NEW_VALUE)
+            pending = (instruction, int(text[start : text.index(">", start)]), {})
+            if instruction.target is None and instruction.loop_setup is None:
+                new_values[key] = pending
+            return _named_new_value(pending, earlier, address)
     except Exception:  # a decoder bug must never take the audit down: the word becomes UNKNOWN
         instruction = _unknown(word, address, "UNKNOWN")
     if instruction.target is None and instruction.loop_setup is None:
-        templates[word if ext is None else (word, ext)] = instruction.__dict__
+        templates[key] = instruction.__dict__
     return instruction
 
 
-def _resolve_new_value(instruction: Instruction, earlier: list[Instruction]) -> Instruction:
+def _named_new_value(pending: _PendingNewValue, earlier: list[Instruction], address: int) -> Instruction:
     """Name the register of a new-value operand: the one written by the instruction D places back in the packet
     (constant extenders do not count), as LLVM prints it ("r2.new")."""
-    text = instruction.text
-    start = text.index(_NEW_VALUE)
-    end = text.index(">", start)
-    distance = int(text[start + len(_NEW_VALUE) : end])
+    instruction, distance, by_register = pending
     producers = [i for i in earlier if i.iclass != "EXT"]
     producer = producers[-distance] if 0 < distance <= len(producers) else None
     if instruction.is_hvx:  # vector writes are not tracked: name it only when the producer's text does
@@ -1446,8 +1459,20 @@ def _resolve_new_value(instruction: Instruction, earlier: list[Instruction]) -> 
         register = written if written[:1] == "v" and written[1:].isdigit() else "v?"
     else:
         register = producer.writes[0].dest if producer is not None and producer.writes else "r?"
+    fields = by_register.get(register)
+    if fields is None:
+        fields = by_register[register] = _with_new_value(instruction, register)
+    if fields.get("target") is not None:  # a new-value jump is PC-relative: its text and target are this word's own
+        return _at(_with_new_value(instruction, register), address)
+    return _at(fields, address)
+
+
+def _with_new_value(instruction: Instruction, register: str) -> dict[str, object]:
+    """The fields of `instruction` with its new-value operand named `register`."""
+    text = instruction.text
+    start = text.index(_NEW_VALUE)
     attributes = dict(instruction.__dict__)
-    attributes["text"] = text[:start] + register + text[end + 1 :]
+    attributes["text"] = text[:start] + register + text[text.index(">", start) + 1 :]
     memory = instruction.memory
     if memory is not None:
         attributes["memory"] = _memory(
@@ -1460,7 +1485,7 @@ def _resolve_new_value(instruction: Instruction, earlier: list[Instruction]) -> 
             None if register in ("r?", "v?") else register,
             memory.increment,
         )
-    return _at(attributes, instruction.address)
+    return attributes
 
 
 def _decode_duplex_cached(
