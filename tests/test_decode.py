@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hexlint.hexagon import decode as decode_module
-from hexlint.hexagon.decode import Instruction, MemoryAccess, RegisterWrite, decode_packets
+from hexlint.hexagon.decode import DecodeCache, Instruction, MemoryAccess, RegisterWrite, decode_packets
 
 CASES_FILE = Path(__file__).resolve().parent / "data" / "decoder" / "mc_cases.json"
 LLVM_MC = "llvm-mc-22"
@@ -331,9 +331,9 @@ def test_decoded_instructions_equal_their_copies_from_the_word_cache() -> None:
 def _cold(code: bytes, address: int) -> list:
     """`code` decoded packet by packet, each in its own call: no template from an earlier packet can be involved."""
     packets = []
-    for packet in decode_packets(code, address):
+    for packet in decode_packets(code, address, cache=DecodeCache()):
         offset = packet.address - address
-        alone = decode_packets(code[offset : offset + packet.size], packet.address)
+        alone = decode_packets(code[offset : offset + packet.size], packet.address, cache=DecodeCache())
         assert len(alone) == 1
         packets.append(alone[0])
     return packets
@@ -366,7 +366,7 @@ def test_packets_rebuilt_from_templates_equal_a_cold_decode() -> None:
     words = [word for _ in range(3) for packet in packets for word in packet]  # every packet three times
     code = _words(*words)
     for base in (0, 0x1000, 0xFFFFFF00):  # the last one wraps targets around 2**32
-        warm, cold = decode_packets(code, base), _cold(code, base)
+        warm, cold = decode_packets(code, base, cache=DecodeCache()), _cold(code, base)
         assert len(warm) == 3 * len(packets)
         assert _fields(warm) == _fields(cold)
     jumps = [p for p in decode_packets(code, 0x1000) if p.instructions[0].text.startswith("jump 0x")]
@@ -380,18 +380,46 @@ def test_new_value_and_duplex_packets_rebuilt_from_templates() -> None:
     high = 0b0100 << 9 | 2 << 4 | 2
     duplex = 0b111 << 29 | high << 16 | 0b1110 << 9 | 2 << 4
     code = _words(producer, store_new, producer, duplex, producer, store_new, producer, duplex)
-    warm, cold = decode_packets(code, 0x40), _cold(code, 0x40)
+    warm, cold = decode_packets(code, 0x40, cache=DecodeCache()), _cold(code, 0x40)
     assert _fields(warm) == _fields(cold)
     assert warm[0].instructions[1].text == warm[2].instructions[1].text
     assert warm[0].instructions[1].address + 16 == warm[2].instructions[1].address
 
 
-def test_a_whole_library_decodes_as_it_does_packet_by_packet() -> None:
+def _core_text(cpu: str) -> Any:
     from hexlint.elf import load_elf
 
-    library = Path(__file__).resolve().parent.parent / "fixtures" / "htp-core" / "lib" / "libhtp-core-v73.so"
-    text = next(section for section in load_elf(library).code_sections if section.name == ".text")
-    warm = decode_packets(text.data, text.address)
+    library = Path(__file__).resolve().parent.parent / "fixtures" / "htp-core" / "lib" / f"libhtp-core-{cpu}.so"
+    return next(section for section in load_elf(library).code_sections if section.name == ".text")
+
+
+def test_a_cache_shared_between_libraries_changes_nothing_in_the_result() -> None:
+    """Two builds for different CPUs through one cache: the second reuses the first's templates at other addresses."""
+    cache = DecodeCache()
+    first, second = _core_text("v73"), _core_text("v81")
+    decode_packets(first.data, first.address, cache=cache)
+    learned = len(cache)
+    warm = decode_packets(second.data, second.address, cache=cache)
+    assert len(cache) < 2 * learned  # the second build mostly reused what the first taught
+    assert _fields(warm) == _fields(decode_packets(second.data, second.address, cache=DecodeCache()))
+    assert _fields(decode_packets(second.data, second.address + 0x40, cache=cache)) == _fields(
+        decode_packets(second.data, second.address + 0x40, cache=DecodeCache())
+    )
+
+
+def test_the_cache_starts_over_beyond_its_limit() -> None:
+    cache = DecodeCache(limit=10)
+    text = _core_text("v73")
+    decode_packets(text.data[:4096], text.address, cache=cache)
+    assert len(cache) > 10
+    packets = decode_packets(text.data[:64], text.address, cache=cache)
+    assert 0 < len(cache) <= 40
+    assert packets == decode_packets(text.data[:64], text.address, cache=DecodeCache())
+
+
+def test_a_whole_library_decodes_as_it_does_packet_by_packet() -> None:
+    text = _core_text("v73")
+    warm = decode_packets(text.data, text.address, cache=DecodeCache())
     assert _fields(warm) == _fields(_cold(text.data, text.address))
     shared = {}
     for instruction in (i for p in warm for i in p.instructions if not i.is_duplex_half):

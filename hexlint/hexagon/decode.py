@@ -24,7 +24,7 @@ import gc
 import re
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hexlint.hexagon._tables import DEST_EXCEPTIONS, DEST_FIELDS
 
@@ -1277,18 +1277,56 @@ def _decode_duplex(word: int, address: int, ext: int | None) -> tuple[Instructio
 # packets
 
 
-def decode_packets(code: bytes, base_address: int, cpu: int = 0x73) -> list[Packet]:
+# a new-value word decoded once: its instruction with the operand unnamed, the packet distance to its producer, and
+# its field dicts by the producer's register
+_PendingNewValue = tuple[Instruction, int, dict[str, dict[str, object]]]
+# How a packet template rebuilds one instruction: its offset from the packet's address and its fields; PC-relative
+# ones also keep their index, their target (or loop start) relative to the packet, and their text around it.
+_Entry = tuple[int, dict[str, object]]
+_RelativeEntry = tuple[int, int, dict[str, object], int, str, str]
+_PacketTemplate = tuple[tuple[_Entry, ...], tuple[_RelativeEntry, ...] | None, frozenset[int]]
+
+
+@dataclass(frozen=True)
+class DecodeCache:
+    """What decoding learns about words and packets, independent of their addresses, so it holds for any library: the
+    builds of one backend for several CPUs, or the old and new library of a regression gate, share most of their
+    packets. decode_packets uses one shared cache unless given another (a fresh DecodeCache() decodes cold)."""
+
+    packets: dict[bytes, Packet | _PacketTemplate | None] = field(default_factory=dict)  # first decode, then template
+    words: dict[int | tuple[int, int], dict[str, object]] = field(default_factory=dict)  # by word or (word, extender)
+    duplexes: dict[int | tuple[int, int], tuple[dict[str, object], ...]] = field(default_factory=dict)
+    new_values: dict[int | tuple[int, int], _PendingNewValue] = field(default_factory=dict)
+    limit: int = 1 << 18  # entries before the cache starts over: bounds the memory a long-running process keeps
+
+    def clear(self) -> None:
+        for table in (self.packets, self.words, self.duplexes, self.new_values):
+            table.clear()
+
+    def __len__(self) -> int:
+        return len(self.packets) + len(self.words) + len(self.duplexes) + len(self.new_values)
+
+
+_SHARED_CACHE = DecodeCache()
+
+
+def decode_packets(code: bytes, base_address: int, cpu: int = 0x73, cache: DecodeCache | None = None) -> list[Packet]:
     """Decode every packet of a .text byte string. Never raises: undecodable words become iclass "UNKNOWN"; a truncated
     final packet is returned as far as it goes (trailing bytes that do not fill a word are ignored). `cpu` (e_flags &
-    0xff) is accepted for forward compatibility: every encoding decoded here is the same from v68 to v81."""
+    0xff) is accepted for forward compatibility: every encoding decoded here is the same from v68 to v81. `cache`
+    changes nothing in the result, only what is decoded again (see DecodeCache)."""
     end = len(code) // 4 * 4
     if not end:
         return []
+    if cache is None:
+        cache = _SHARED_CACHE
+    if len(cache) > cache.limit:
+        cache.clear()
     # tens of thousands of small immutable objects: the cyclic GC would rescan them again and again for nothing
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _decode_code(code, end, base_address)
+        return _decode_code(code, end, base_address, cache)
     finally:
         if collecting:
             gc.enable()
@@ -1299,14 +1337,8 @@ def decode_packets(code: bytes, base_address: int, cpu: int = 0x73) -> list[Pack
 _PACKET_BYTES = re.compile(rb"(?:.[\x40-\xbf]..){0,3}+.[^\x40-\xbf]..|.{16}|(?:....){1,3}", re.DOTALL)
 _MASK32 = 0xFFFFFFFF
 
-# How a packet template rebuilds one instruction: its offset from the packet's address and its fields; PC-relative
-# ones also keep their target (or loop start) relative to the packet, and their text around the rendered address.
-_Entry = tuple[int, dict[str, object]]
-_RelativeEntry = tuple[int, int, dict[str, object], int, str, str]
-_PacketTemplate = tuple[tuple[_Entry, ...], tuple[_RelativeEntry, ...] | None, frozenset[int]]
 
-
-def _decode_code(code: bytes, end: int, base_address: int) -> list[Packet]:
+def _decode_code(code: bytes, end: int, base_address: int, cache: DecodeCache) -> list[Packet]:
     """One pass over the packets. Code repeats itself, whole packets included: a packet's instructions depend only on
     its bytes and its address, and on the address only through PC-relative targets, so a packet seen twice is rebuilt
     from a template (fields copied, address and relative targets re-applied) instead of decoded again. A packet seen
@@ -1314,12 +1346,14 @@ def _decode_code(code: bytes, end: int, base_address: int) -> list[Packet]:
     new address, unless it is PC-relative. The parse bits 10 of a packet's first and second words mark :endloop0/1."""
     packets: list[Packet] = []
     append_packet = packets.append
-    packet_templates: dict[bytes, Packet | _PacketTemplate | None] = {}
+    packet_templates, templates, duplex_templates, new_values = (
+        cache.packets,
+        cache.words,
+        cache.duplexes,
+        cache.new_values,
+    )
     get_packet_template = packet_templates.get
-    templates: dict[int | tuple[int, int], dict[str, object]] = {}
     get_template = templates.get
-    duplex_templates: dict[int | tuple[int, int], tuple[dict[str, object], ...]] = {}
-    new_values: dict[int | tuple[int, int], _PendingNewValue] = {}
     new, set_attributes, set_address, instruction_class, packet_class = _new, _set, _set_address, Instruction, Packet
     words = struct.unpack_from(f"<{end // 4}I", code)
     address = base_address
@@ -1411,11 +1445,6 @@ def _packet_template(packet: Packet) -> _PacketTemplate | None:
         before, _, after = text.partition(rendered)
         relative.append((index, offset, fields, (target - packet.address) & _MASK32, before, after))
     return tuple(entries), tuple(relative) if relative else None, packet.endloop
-
-
-# a new-value word decoded once: its instruction with the operand unnamed, the packet distance to its producer, and
-# its field dicts by the producer's register
-_PendingNewValue = tuple[Instruction, int, dict[str, dict[str, object]]]
 
 
 def _decode_single(
