@@ -1,0 +1,187 @@
+"""The fast paths of the CFG and the audit agree with plain reference computations.
+
+- loops: textbook dominator sets (dom(n) = {n} + the intersection over the predecessors) and natural loops (a back edge
+  u -> h where h dominates u; the body is h plus every block reaching u without passing h), against the CFG's
+  reverse-postorder Cooper-Harvey-Kennedy dominators and its no-cycle shortcut;
+- blocks: a CFG built from the caller's list of control packets equals the CFG that finds them itself;
+- stack accesses: the audit's shortcut (r29/r30-based accesses from the instruction pass, data flow only where a
+  register other than SP/FP is derived) equals the reference walk over every instruction with the data flow.
+On the committed libraries and on random control flow with random stack traffic.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_binary_support import call, insn, jump, load, loop_setup, packet, ret, store
+from test_cfg import random_functions
+
+from hexlint.binary.audit import AuditSettings, _stack_accesses, audit_function, audit_image
+from hexlint.elf import FunctionSymbol, load_elf
+from hexlint.hexagon.cfg import FunctionCfg, build_cfg
+from hexlint.hexagon.decode import RegisterWrite
+
+ROOT = Path(__file__).resolve().parent.parent
+LIBRARIES = sorted((ROOT / "fixtures" / "htp-core" / "lib").glob("libhtp-core-v*.so")) + sorted(
+    (ROOT / "fixtures" / "binary").glob("*.so")
+)
+VIRTUAL_ROOT = -1
+
+
+def reference_natural_loops(cfg: FunctionCfg) -> dict[int, set[int]]:
+    """Header -> body of every natural loop, from dominator sets; the DFS roots hang from a virtual root."""
+    starts = [block.start for block in cfg.blocks]
+    successors = {block.start: list(block.successors) for block in cfg.blocks}
+    predecessors: dict[int, list[int]] = {start: [] for start in starts}
+    for start, targets in successors.items():
+        for target in targets:
+            predecessors[target].append(start)
+    reached: set[int] = set()
+    for start in starts:  # roots: the entry, then every block nothing before reaches, lowest address first
+        if start in reached:
+            continue
+        predecessors[start].append(VIRTUAL_ROOT)
+        stack = [start]
+        reached.add(start)
+        while stack:
+            for target in successors[stack.pop()]:
+                if target not in reached:
+                    reached.add(target)
+                    stack.append(target)
+    everything = {VIRTUAL_ROOT, *starts}
+    dominators = {start: set(everything) for start in starts}
+    dominators[VIRTUAL_ROOT] = {VIRTUAL_ROOT}
+    changed = True
+    while changed:
+        changed = False
+        for start in starts:
+            new = {start} | set.intersection(*(dominators[p] for p in predecessors[start]))
+            if new != dominators[start]:
+                dominators[start], changed = new, True
+    loops: dict[int, set[int]] = {}
+    for latch, targets in successors.items():
+        for header in targets:
+            if header not in dominators[latch]:
+                continue
+            body = {header, latch}
+            stack = [latch] if latch != header else []
+            while stack:
+                for predecessor in predecessors[stack.pop()]:
+                    if predecessor != VIRTUAL_ROOT and predecessor not in body:
+                        body.add(predecessor)
+                        stack.append(predecessor)
+            loops.setdefault(header, set()).update(body)
+    return loops
+
+
+def assert_loops_match_reference(cfg: FunctionCfg) -> None:
+    expected = reference_natural_loops(cfg)
+    found = {loop.header: loop for loop in cfg.loops}
+    for header, body in expected.items():
+        assert header in found, f"natural loop at {header:#x} missing"
+        if not found[header].irreducible:  # an irreducible header's body also holds its non-dominated cycle
+            assert set(found[header].blocks) == body
+    for header, loop in found.items():
+        assert loop.irreducible or header in expected, f"loop at {header:#x} has no back edge"
+
+
+@pytest.mark.parametrize("library", LIBRARIES, ids=lambda path: path.name)
+def test_loops_of_the_committed_libraries_are_the_textbook_natural_loops(library):
+    audit = audit_image(load_elf(library))
+    if "htp-core" in library.name:
+        assert sum(len(function.loops) for function in audit.functions) > 100
+    for function in audit.functions:
+        assert_loops_match_reference(function.cfg)
+
+
+@pytest.mark.parametrize("library", LIBRARIES, ids=lambda path: path.name)
+def test_cfg_from_the_audits_control_packets_equals_the_cfg_that_scans_itself(library):
+    for function in audit_image(load_elf(library)).functions:
+        cfg = function.cfg
+        alone = build_cfg(cfg.packets, cfg.start, cfg.end)
+        assert alone.blocks == cfg.blocks
+        assert alone.loops == cfg.loops
+        assert alone.innermost_loop_by_block == cfg.innermost_loop_by_block
+
+
+@pytest.mark.parametrize("library", LIBRARIES, ids=lambda path: path.name)
+def test_stack_accesses_of_the_committed_libraries_equal_the_reference_walk(library):
+    audit = audit_image(load_elf(library))
+    if "htp-core" in library.name:
+        assert sum(len(function.stack_accesses) for function in audit.functions) > 100
+    for function in audit.functions:
+        assert function.stack_accesses == tuple(_stack_accesses(function.cfg))
+
+
+@settings(max_examples=300, deadline=None)
+@given(random_functions())
+def test_loops_of_random_control_flow_are_the_textbook_natural_loops(packets):
+    assert_loops_match_reference(build_cfg(packets))
+
+
+REGISTERS = ["r2", "r3", "r4", "r16", "r17", "r28"]
+BASES = ["r29", "r30", *REGISTERS]
+
+
+@st.composite
+def random_stack_traffic(draw):
+    """Random control flow (jumps, hardware loops, calls) whose packets derive, move, kill and use SP/FP pointers."""
+    count = draw(st.integers(min_value=2, max_value=30))
+    addresses = [0x2000 + 8 * index for index in range(count)]
+    packets = []
+    for address in addresses:
+        first = draw(st.sampled_from(["add_sp", "add", "copy", "other", "load_reg", "store", "load", "post"]))
+        dest, source = draw(st.sampled_from(REGISTERS)), draw(st.sampled_from(["r29", "r30", *REGISTERS]))
+        base, offset = draw(st.sampled_from(BASES)), draw(st.sampled_from([None, -8, 0, 128, 256]))
+        vector = draw(st.booleans())
+        if first == "add_sp":
+            stack_base = draw(st.sampled_from(["r29", "r30"]))
+            word = insn(address, "add", writes=(RegisterWrite(dest, "add_imm", stack_base, 64),))
+        elif first == "add":
+            word = insn(address, "add", writes=(RegisterWrite(dest, "add_imm", source, 32),))
+        elif first == "copy":
+            word = insn(address, "copy", writes=(RegisterWrite(dest, "copy", source),))
+        elif first == "other":
+            word = insn(address, "other", writes=(RegisterWrite(dest, "other", source),))
+        elif first == "load_reg":
+            word = load(address, base, offset, dest, vector=False)
+        elif first == "store":
+            word = store(address, base, offset, "v1" if vector else "r5", vector=vector)
+        elif first == "load":
+            word = load(address, base, offset, "v2" if vector else "r6", vector=vector)
+        else:
+            word = load(address, base, 0, "v3", post_increment=True, increment=128)
+        if draw(st.booleans()):  # allocframe-like: SP/FP written from SP, which derives nothing
+            writes = (*word.writes, RegisterWrite("r30", "copy", "r29"))
+            word = insn(address, word.text, writes=writes, memory=word.memory)
+        second_kind = draw(st.sampled_from(["none", "none", "jump", "cjump", "call", "ret", "setup", "endloop"]))
+        target = draw(st.sampled_from(addresses))
+        endloop = frozenset()
+        if second_kind == "jump":
+            packets.append(packet(address, word, jump(address + 4, target)))
+        elif second_kind == "cjump":
+            packets.append(packet(address, word, jump(address + 4, target, conditional=True)))
+        elif second_kind == "call":
+            packets.append(packet(address, word, call(address + 4, 0x9000)))
+        elif second_kind == "ret":
+            packets.append(packet(address, word, ret(address + 4)))
+        elif second_kind == "setup":
+            packets.append(packet(address, word, loop_setup(address + 4, target)))
+        else:
+            endloop = frozenset({0}) if second_kind == "endloop" else frozenset()
+            packets.append(packet(address, word, insn(address + 4), endloop=endloop))
+    return packets
+
+
+@settings(max_examples=400, deadline=None)
+@given(random_stack_traffic())
+def test_stack_accesses_of_random_functions_equal_the_reference_walk(packets):
+    end = packets[-1].address + packets[-1].size
+    symbol = FunctionSymbol("kernel", packets[0].address, end - packets[0].address)
+    function = audit_function(symbol, packets, None, AuditSettings())
+    assert function.stack_accesses == tuple(_stack_accesses(function.cfg))
+    assert function.cfg.blocks == build_cfg(packets, symbol.address, symbol.end).blocks
+    assert_loops_match_reference(function.cfg)
