@@ -473,7 +473,10 @@ def _reverse_postorder(successors: list[list[int]]) -> tuple[list[int], list[boo
 def _dominators(position: list[int], is_root: list[bool], predecessors: list[list[int]]) -> list[int]:
     """Immediate dominator of each reverse-postorder number (Cooper, Harvey, Kennedy), roots under `_ROOT`.
 
-    In reverse-postorder numbering a dominator always has the smaller number: intersecting is comparing integers."""
+    In reverse-postorder numbering a dominator always has the smaller number: intersecting is comparing integers.
+    The first pass sees only the edges from lower numbers (the acyclic part): when then the target of every retreating
+    edge dominates its source, those edges change no dominator (a path through one passes its target first), so the
+    pass that would confirm it is skipped; otherwise (an irreducible cycle) the passes go on until nothing changes."""
     count = len(position)
     order = [0] * count
     for node, rank in enumerate(position):
@@ -484,6 +487,7 @@ def _dominators(position: list[int], is_root: list[bool], predecessors: list[lis
     for rank in range(count):
         if is_root[order[rank]]:
             immediate[rank] = _ROOT
+    first_pass = True
     changed = True
     while changed:
         changed = False
@@ -505,7 +509,23 @@ def _dominators(position: list[int], is_root: list[bool], predecessors: list[lis
             if new != unset and immediate[rank] != new:
                 immediate[rank] = new
                 changed = True
+        if first_pass:
+            first_pass = False
+            if _retreating_targets_dominate(immediate, rank_predecessors):
+                break
     return immediate
+
+
+def _retreating_targets_dominate(immediate: list[int], rank_predecessors: list[list[int]]) -> bool:
+    for rank, sources in enumerate(rank_predecessors):
+        for source in sources:
+            if source >= rank:  # a retreating edge source -> rank
+                dominator = source
+                while dominator > rank:
+                    dominator = immediate[dominator]
+                if dominator != rank:
+                    return False
+    return True
 
 
 def _natural_body(
