@@ -287,7 +287,7 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         if result.suppressed and arguments.verbose:
             notes.append(f"{len(result.suppressed)} suppressed by comments")
         if result.context_files and arguments.verbose:
-            notes.append(f"{result.context_files} more files of the tree parsed as context")
+            notes.append(f"{result.context_files} more files of the tree used as context")
         extra = f" ({'; '.join(notes)})" if notes else ""
         stderr.write(summary_line(result.diagnostics, result.files_checked, result.fixed) + extra + "\n")
     return EXIT_FINDINGS if result.diagnostics and not arguments.exit_zero else EXIT_CLEAN

@@ -348,7 +348,7 @@ def test_cli_context_options(kparams_tree: Path, hexlint_cli) -> None:
     tree = hexlint_cli("--select", KPARAMS_RULES, "-v", "host/ggml-host.cpp")
     assert tree.status == 1
     assert tree.stdout.startswith("host/ggml-host.cpp:11:14: HX101 ")
-    assert "5 more files of the tree parsed as context" in tree.stderr
+    assert "5 more files of the tree used as context" in tree.stderr
     files = hexlint_cli("--select", KPARAMS_RULES, "--context", "files", "host/ggml-host.cpp")
     assert (files.status, files.stdout) == (0, "")
     bad_root = hexlint_cli("--project-root", "nowhere", "host/ggml-host.cpp")
