@@ -8,6 +8,9 @@ Libraries: the given ones, else the largest C core build (fixtures/htp-core/lib)
 from our own code (the core's kernels compiled four times with growing unroll thresholds, symbols prefixed per copy
 with llvm-objcopy, linked into one .so; needs clang-22, ld.lld-22 and llvm-objcopy-22, skipped otherwise).
 
+Cold, as a CLI run of one library: the decoder's cross-call cache (hexlint.hexagon.decode.DecodeCache) starts empty
+for every audit and every decode timed here, so a round never profits from the one before.
+
 What is timed, in N alternating rounds (one of each per round, so a load spike hits every contender alike; the best
 round of each is kept):
   audit        in process, from the file: read the ELF, decode every packet, build every CFG and its loops, follow
@@ -26,6 +29,7 @@ objdump) is what a busy shared machine disturbs least. Ratios objdump/audit > 1 
 from __future__ import annotations
 
 import argparse
+import functools
 import resource
 import shutil
 import subprocess
@@ -42,7 +46,7 @@ sys.path.insert(0, str(REPO))
 from hexlint.binary.audit import audit_image  # noqa: E402
 from hexlint.binary.run import binary_checks, rule_options  # noqa: E402
 from hexlint.elf import load_elf  # noqa: E402
-from hexlint.hexagon.decode import decode_packets  # noqa: E402
+from hexlint.hexagon.decode import DecodeCache, decode_packets  # noqa: E402
 
 CORE = REPO / "fixtures" / "htp-core"
 FLAGS = ["--target=hexagon-unknown-none-elf", "-mcpu=hexagonv73", "-mhvx", "-mhvx-length=128b", "-O3", "-fPIC"]
@@ -78,7 +82,7 @@ def best(timings: list[Timing]) -> Timing:
 
 def whole_audit(path: Path) -> int:
     image = load_elf(path)
-    audit = audit_image(image)
+    audit = audit_image(image, decode=functools.partial(decode_packets, cache=DecodeCache()))
     options = rule_options({}, _namespace())
     found = 0
     for code, check in binary_checks().items():
@@ -96,8 +100,9 @@ def _namespace() -> argparse.Namespace:
 
 def decode_only(path: Path) -> None:
     image = load_elf(path)
+    cache = DecodeCache()
     for section in image.code_sections:
-        decode_packets(section.data, section.address, image.cpu or 0x73)
+        decode_packets(section.data, section.address, image.cpu or 0x73, cache=cache)
 
 
 def objdump_to_null(objdump: str, path: Path, cpu: str) -> None:

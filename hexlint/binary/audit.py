@@ -27,8 +27,8 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import pairwise
-from operator import attrgetter
+from itertools import islice
+from operator import attrgetter, lt
 from typing import TYPE_CHECKING, Any
 
 from hexlint.hexagon.cfg import BasicBlock, FunctionCfg, build_cfg, frozen_instance
@@ -262,8 +262,7 @@ def _audit_image(
             code = section.data[offset : offset + symbol.size]
             functions.append(audit_function(symbol, decode(code, symbol.address, cpu), image, settings))
     else:
-        packets = _decode_code_sections(image, cpu, decode)
-        addresses = [packet.address for packet in packets]
+        packets, addresses = _decode_code_sections(image, cpu, decode)
         for symbol in symbols:
             low = bisect_left(addresses, symbol.address)
             high = bisect_left(addresses, symbol.end)
@@ -287,24 +286,20 @@ def _audit_image(
     )
 
 
-def _decode_code_sections(image: ElfImage, cpu: int, decode: Callable[..., list[Packet]] | None) -> list[Packet]:
-    """Every packet of every code section, by address: one decode of each byte, shared by all functions."""
-    from hexlint.hexagon.decode import decode_packets
-
-    by_address = sorted(image.code_sections, key=lambda section: section.address)
-    disjoint = all(first.address + len(first.data) <= second.address for first, second in pairwise(by_address))
-    if (decode is None or decode is decode_packets) and disjoint:
-        # decode_packets yields ascending addresses inside a section: disjoint sections in order need no sort
-        packets: list[Packet] = []
-        for section in by_address:
-            packets.extend(decode_packets(section.data, section.address, cpu))
-        return packets
-    decode = decode or decode_packets
-    packets = []
+def _decode_code_sections(
+    image: ElfImage, cpu: int, decode: Callable[..., list[Packet]] | None
+) -> tuple[list[Packet], list[int]]:
+    """Every packet of every code section by address, and their addresses: one decode of each byte for all functions."""
+    if decode is None:
+        from hexlint.hexagon.decode import decode_packets as decode
+    packets: list[Packet] = []
     for section in image.code_sections:
         packets.extend(decode(section.data, section.address, cpu))
-    packets.sort(key=lambda packet: packet.address)
-    return packets
+    addresses = [packet.address for packet in packets]
+    if not all(map(lt, addresses, islice(addresses, 1, None))):  # sections out of order or overlapping
+        packets.sort(key=attrgetter("address"))
+        addresses = [packet.address for packet in packets]
+    return packets, addresses
 
 
 def _unique_functions(functions: Iterable[FunctionSymbol]) -> list[FunctionSymbol]:
