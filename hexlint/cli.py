@@ -153,6 +153,10 @@ def run_rule_command(arguments: Sequence[str], stdout: TextIO) -> int:
 def settings_from(arguments: argparse.Namespace) -> RunSettings:
     select = _split_selectors(arguments.select)
     ignore = _split_selectors(arguments.ignore)
+    for option, values in (("--select", arguments.select), ("--ignore", arguments.ignore)):
+        if values and any(not _split_selectors([value]) for value in values):
+            # `--select ""` (an unset CI variable) would otherwise silently mean "every rule".
+            raise UsageError(f"{option}: no rule given (codes, names or prefixes, comma separated)")
     for option, selectors in (("--select", select), ("--ignore", ignore)):
         unknown = unknown_selectors(selectors)
         if unknown:

@@ -324,3 +324,10 @@ def test_header_error_reached_through_tus_with_different_error_counts_is_one_fin
     run = hexlint_cli("--select", "HX002", "htp")
     assert run.status == 1
     assert [line.split(": HX")[0] for line in run.stdout.splitlines()] == ["htp/ops.h:1:24"]
+
+
+@pytest.mark.parametrize("arguments", [("--select", ""), ("--select", " , "), ("--select", "HX104", "--ignore", "")])
+def test_empty_rule_selection_is_a_usage_error(tree: Path, hexlint_cli, arguments: tuple[str, ...]) -> None:
+    (tree / "k.c").write_text("int a;\n")
+    option = arguments[-2]
+    one_line_error(hexlint_cli(*arguments, "k.c"), f"{option}: no rule given")
