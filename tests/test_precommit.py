@@ -49,6 +49,9 @@ def test_manifest_declares_both_hooks_for_c_and_cxx() -> None:
     for hook in hooks.values():
         assert hook["types_or"] == ["c", "c++"]
         assert hook["language"] == "python"
+        # The staged files are the run (hexlint reports on them only; the rest of the tree is context), in one process.
+        assert hook.get("pass_filenames", True) is True
+        assert hook["require_serial"] is True
     assert hooks["hexlint"]["entry"] == "hexlint"
     assert hooks["hexlint-fix"]["entry"].split() == ["hexlint", "--fix"]
 
