@@ -20,7 +20,16 @@ from hexlint.baseline import BaselineError
 from hexlint.config import ARCHITECTURES, CONTEXT_MODES, Config, ConfigError, load_config
 from hexlint.core import Rule
 from hexlint.discover import DiscoveryError, is_binary, is_source
-from hexlint.engine import InputError, InternalError, LintResult, RunSettings, lint, unknown_selectors, write_baseline
+from hexlint.engine import (
+    CROSS_FILE_RULES,
+    InputError,
+    InternalError,
+    LintResult,
+    RunSettings,
+    lint,
+    unknown_selectors,
+    write_baseline,
+)
 from hexlint.report import FORMATS, render_statistics, summary_line
 
 EXIT_CLEAN = 0
@@ -123,6 +132,13 @@ def format_rule_doc(rule: Rule) -> str:
             parts += ["", f"## {title}", _indent(body)]
     if doc.fix_safety.strip():
         parts += ["", "## Fix safety", doc.fix_safety.strip()]
+    if rule.code in CROSS_FILE_RULES:
+        parts += [
+            "",
+            "## Scope",
+            "Cross-file: in a run on some files of a tree (a pre-commit hook) it also sees the rest of the tree as "
+            'context and reports only on the named files (`context = "tree"`, the default; see docs/usage.md).',
+        ]
     if rule.options:
         parts += ["", "## Options (set in [tool.hexlint.rules." + rule.code + "])"]
         parts += [f"    {name} = {toml_value(value)}" for name, value in rule.options.items()]

@@ -66,6 +66,11 @@ def test_rule_subcommand_prints_the_docs(hexlint_cli, selector: str) -> None:
     assert rule is not None and rule.doc.why.strip().splitlines()[0] in run.stdout
 
 
+def test_rule_docs_say_which_rules_see_the_tree_as_context(hexlint_cli) -> None:
+    assert "## Scope\nCross-file:" in hexlint_cli("rule", "kernel-params-unread").stdout
+    assert "## Scope" not in hexlint_cli("rule", "HX104").stdout
+
+
 def test_rule_subcommand_unknown_rule_is_exit_2(hexlint_cli) -> None:
     run = hexlint_cli("rule", "HX999")
     assert run.status == 2
