@@ -126,6 +126,13 @@ def _at(fields: dict[str, object], address: int) -> Instruction:
     return instance
 
 
+# MemoryAccess and RegisterWrite are immutable and few distinct ones exist: each is built once and shared, since an
+# allocation costs more than the dict lookup that finds it again (bounded, for a long-running process)
+_INTERNED_LIMIT = 1 << 16
+_MEMORY_ACCESSES: dict[tuple[object, ...], MemoryAccess] = {}
+_REGISTER_WRITES: dict[tuple[object, ...], RegisterWrite] = {}
+
+
 def _memory(
     base: str,
     offset: int | None,
@@ -139,32 +146,42 @@ def _memory(
     """MemoryAccess(...); an extended unsigned offset from a register wraps like the address: ##0xfffffff8 is -8."""
     if offset is not None and offset > 0x7FFFFFFF and base != "abs":
         offset -= 1 << 32
-    instance = _new(MemoryAccess)
-    _set(
-        instance,
-        "__dict__",
-        {
-            "base": base,
-            "offset": offset,
-            "is_store": is_store,
-            "is_vector": is_vector,
-            "size": size,
-            "post_increment": post_increment,
-            "register": register,
-            "increment": increment,
-        },
-    )
+    key = (base, offset, is_store, is_vector, size, post_increment, register, increment)
+    instance = _MEMORY_ACCESSES.get(key)
+    if instance is None:
+        instance = _new(MemoryAccess)
+        _set(
+            instance,
+            "__dict__",
+            {
+                "base": base,
+                "offset": offset,
+                "is_store": is_store,
+                "is_vector": is_vector,
+                "size": size,
+                "post_increment": post_increment,
+                "register": register,
+                "increment": increment,
+            },
+        )
+        if len(_MEMORY_ACCESSES) < _INTERNED_LIMIT:
+            _MEMORY_ACCESSES[key] = instance
     return instance
 
 
 def _write(
     dest: str, op: str, source: str | None = None, immediate: int | None = None, index: str | None = None
 ) -> RegisterWrite:
-    instance = _new(RegisterWrite)
-    fields = {"dest": dest, "op": op, "source": source, "immediate": immediate}
-    if index is not None:
-        fields["index"] = index
-    _set(instance, "__dict__", fields)
+    key = (dest, op, source, immediate, index)
+    instance = _REGISTER_WRITES.get(key)
+    if instance is None:
+        instance = _new(RegisterWrite)
+        fields = {"dest": dest, "op": op, "source": source, "immediate": immediate}
+        if index is not None:
+            fields["index"] = index
+        _set(instance, "__dict__", fields)
+        if len(_REGISTER_WRITES) < _INTERNED_LIMIT:
+            _REGISTER_WRITES[key] = instance
     return instance
 
 
