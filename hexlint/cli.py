@@ -21,7 +21,6 @@ from hexlint.config import ARCHITECTURES, CONTEXT_MODES, Config, ConfigError, lo
 from hexlint.core import Rule
 from hexlint.discover import DiscoveryError, is_binary, is_source
 from hexlint.engine import (
-    CROSS_FILE_RULES,
     InputError,
     InternalError,
     LintResult,
@@ -132,7 +131,7 @@ def format_rule_doc(rule: Rule) -> str:
             parts += ["", f"## {title}", _indent(body)]
     if doc.fix_safety.strip():
         parts += ["", "## Fix safety", doc.fix_safety.strip()]
-    if rule.code in CROSS_FILE_RULES:
+    if rule.scope == "project":
         parts += [
             "",
             "## Scope",

@@ -100,3 +100,6 @@ class Rule:
     doc: RuleDoc
     options: Mapping[str, Any] = field(default_factory=dict)
     check: CheckFunction | None = None
+    # "file": the rule judges each file on its own. "project": its facts span files (host writes vs kernel reads), so a
+    # partial run (a pre-commit hook) parses the rest of the tree as context for it.
+    scope: str = "file"

@@ -28,9 +28,8 @@ from hexlint.suppress import UNUSED_SUPPRESSION, Suppression, apply_suppressions
 
 PARSE_ERROR = "HX002"
 MAX_FIX_PASSES = 10
-# Rules whose facts span files (host writes vs kernel reads, dispatch tables, workers and trace helpers in other
-# files): in a partial run they see the rest of the tree as context. The others look at one file at a time.
-CROSS_FILE_RULES = frozenset({"HX101", "HX102", "HX103", "HX106", "HX107"})
+# Rules with `scope = "project"` in their document (facts spanning files: host writes vs kernel reads, dispatch tables,
+# workers and trace helpers elsewhere) see the rest of the tree as context in a partial run.
 DEFAULT_CONTEXT = "tree"
 
 
@@ -342,7 +341,7 @@ def context_roots(sources: Sequence[str], config: Config, settings: RunSettings)
 
 def context_sources(sources: Sequence[str], rules: Sequence[Rule], config: Config, settings: RunSettings) -> list[str]:
     """The tree's C/C++ files that are not in the run, when a cross-file rule is on and context is `tree`."""
-    if context_mode(config, settings) != "tree" or not any(rule.code in CROSS_FILE_RULES for rule in rules):
+    if context_mode(config, settings) != "tree" or not any(rule.scope == "project" for rule in rules):
         return []
     in_run = {path_key(path) for path in sources}
     found: dict[str, None] = {}
@@ -410,7 +409,7 @@ def run_source_rules(
     project = build_project([*units, *context_units], project_files)
     own = project if not context_units else Project([unit for unit in project.units if unit.indexed_files & in_run])
     for rule in source_rules:
-        subject = project if rule.code in CROSS_FILE_RULES else own
+        subject = project if rule.scope == "project" else own
         found.extend(
             diagnostic
             for diagnostic in _call_check(rule, subject, options[rule.code], "project")
@@ -579,7 +578,7 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
     )
     if context_mode(config, settings) == "files":
         # Without the rest of the tree a cross-file rule holds back: its silence does not make a suppression unused.
-        ran_on_sources -= CROSS_FILE_RULES
+        ran_on_sources -= {rule.code for rule in registry.all_rules() if rule.scope == "project"}
 
     def active_codes_for(path: str) -> frozenset[str]:
         return frozenset(code for code in ran_on_sources if not _code_ignored_for(path, code, config))

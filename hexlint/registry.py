@@ -57,6 +57,7 @@ def load_rule(path: Path) -> Rule:
         ),
         options=data.get("options", {}),
         check=LazyCheck(code) if code in CHECKS else None,
+        scope=data.get("scope", "file"),
     )
 
 

@@ -45,3 +45,10 @@ def test_text_rules_alone_never_load_libclang(tmp_path: Path) -> None:
         f"main(['--select', 'HX110,HX111', {str(source)!r}]); print('clang.cindex' in sys.modules)"
     )
     assert loaded.splitlines()[-1] == "False"
+
+
+def test_scope_is_file_or_project_and_cross_file_rules_say_project() -> None:
+    scopes = {rule.code: rule.scope for rule in registry.all_rules()}
+    assert set(scopes.values()) <= {"file", "project"}
+    # Host writes and kernel reads, dispatch tables and trace helpers live in different files.
+    assert {code for code, scope in scopes.items() if scope == "project"} == {"HX101", "HX102", "HX103", "HX106", "HX107"}
