@@ -169,13 +169,7 @@ def _scan(packets: tuple[Packet, ...], addresses: list[int], control: Sequence[i
     count = len(packets)
     if control is None:
         control = _control_packets(packets)
-
-    def index_of(address: int | None) -> int | None:
-        if address is None:
-            return None
-        position = bisect_left(addresses, address)
-        return position if position < count and addresses[position] == address else None
-
+    index_of = {}  # the few jump and loop targets: address -> packet index (absent: outside the function)
     successors: dict[int, list[int]] = {}
     setups: dict[int, list[tuple[int, int, int]]] = {}
     leaders = {0}
@@ -189,24 +183,31 @@ def _scan(packets: tuple[Packet, ...], addresses: list[int], control: Sequence[i
         falls_through = True
         for instruction in packet.instructions:
             branch = instruction.branch
-            if branch == "jump":
-                target = index_of(instruction.target)
-                if target is not None:
-                    targets.append(target)
-                if not instruction.conditional:
+            if branch is not None:
+                if branch == "jump":
+                    address = instruction.target
+                    if address is not None:
+                        target = index_of.get(address)
+                        if target is None:
+                            target = index_of[address] = _index_of(addresses, address)
+                        if target >= 0:
+                            targets.append(target)
+                    if not instruction.conditional:
+                        falls_through = False
+                elif (branch == "jumpr" or branch == "return") and not instruction.conditional:
                     falls_through = False
-            elif (branch == "jumpr" or branch == "return") and not instruction.conditional:
-                falls_through = False
             setup = instruction.loop_setup
             if setup is not None and setup.loop in (0, 1):
-                start = index_of(setup.start)
-                if start is not None:
+                start = _index_of(addresses, setup.start)
+                if start >= 0:
                     setups.setdefault(index, []).append((setup.loop, start, setup.pipelined_stages))
                     last_setup[setup.loop] = start
                     leaders.add(start)
         if endloop:
             endloops[index] = endloop
             fallback[index] = {n: last_setup[n] for n in endloop if n in last_setup}
+        elif falls_through and not targets:
+            continue  # a call: falls through to the next packet, leads nothing
         if targets or not falls_through or endloop:
             leaders.update(targets)
             leaders.add(index + 1)
@@ -215,6 +216,12 @@ def _scan(packets: tuple[Packet, ...], addresses: list[int], control: Sequence[i
         successors[index] = targets
     leaders.discard(count)
     return _Scan(count, successors, setups, leaders, fallback, endloops)
+
+
+def _index_of(addresses: list[int], address: int) -> int:
+    """Index of the packet at `address`, -1 when no packet of the function starts there."""
+    position = bisect_left(addresses, address)
+    return position if position < len(addresses) and addresses[position] == address else -1
 
 
 def _control_packets(packets: tuple[Packet, ...]) -> list[int]:
