@@ -392,10 +392,26 @@ def _decode_ld(word: int, address: int, packet: int, ext: int | None) -> Instruc
             return _instruction(
                 address, word, "HVX", "vextract", text, writes=(_write(_R[dest], "other"),), is_hvx=True
             )
-        if kind not in _LOAD_TYPES:
+        spec = _LOAD_TYPES.get(kind)
+        if spec is None:
             return _unknown(word, address, "LD")
-        size = _LOAD_TYPES[kind][1]
+        mnemonic, size, pair = spec
         raw = mode << 9 | (word >> 5) & 0x1FF
+        if ext is None:  # rD = memX(rS+#s11:n), the most common load: _load_access inlined
+            offset = (raw - 2048 if raw & 0x400 else raw) * size
+            reg = _PAIR[dest] if pair else _R[dest]
+            access = _memory(base, offset, False, False, size, False, reg, None)
+            text = f"{reg} = {mnemonic}({base}+#{offset})"
+            writes = _OTHER_WRITES_BY_NAME[reg]
+            fields = {
+                "word": word,
+                "iclass": "LD",
+                "mnemonic": mnemonic,
+                "text": text,
+                "memory": access,
+                "writes": writes,
+            }
+            return _at(fields, address)
         return _load_access(word, address, kind, dest, base, _imm(raw, 11, size, True, ext), ext)
     if kind not in _LOAD_TYPES:
         return _unknown(word, address, "LD")
@@ -469,8 +485,16 @@ def _decode_st(word: int, address: int, packet: int, ext: int | None) -> Instruc
             return _instruction(address, word, "ST", mnemonic, text, memory=access)
         if not word & 0x01000000:
             return _unknown(word, address, "SYSTEM")  # cache and barrier operations (dczeroa, dcfetch, ...)
-        size = _store_size(word, kind, False)
         raw = mode << 9 | ((word >> 13) & 1) << 8 | (word & 0xFF)
+        spec = _STORE_TYPES.get(kind)
+        if ext is None and spec is not None:  # memX(rS+#s11:n) = rT, the most common store: _store_access inlined
+            mnemonic, size = spec
+            offset = (raw - 2048 if raw & 0x400 else raw) * size
+            reg = _PAIR[data] if size == 8 else _R[data]
+            access = _memory(base, offset, True, False, size, False, reg, None)
+            text = f"{mnemonic}({base}+#{offset}) = {reg}.h" if kind == 3 else f"{mnemonic}({base}+#{offset}) = {reg}"
+            return _at({"word": word, "iclass": "ST", "mnemonic": mnemonic, "text": text, "memory": access}, address)
+        size = _store_size(word, kind, False)
         return _store_access(word, address, kind, data, False, base, _imm(raw, 11, size, True, ext), ext)
     if not word & 0x01000000:
         return _decode_system_a(word, address)
