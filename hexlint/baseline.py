@@ -13,8 +13,6 @@ File format (JSON, sorted, stable diffs):
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -53,6 +51,8 @@ def relative_path(path: str, base_dir: Path) -> str:
 
 
 def _digest(code: str, path: str, text: str, occurrence: int) -> str:
+    import hashlib  # only baselines hash: a lint run without one does not pay for the import
+
     payload = "\0".join((code, path, text, str(occurrence)))
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
@@ -100,6 +100,8 @@ def render_baseline(diagnostics: Iterable[Diagnostic], base_dir: Path) -> str:
 
 def write_baseline(path: Path, diagnostics: Iterable[Diagnostic]) -> int:
     """Write the baseline file; returns the number of findings recorded."""
+    import json
+
     text = render_baseline(diagnostics, path.parent)
     try:
         path.write_text(text, encoding="utf-8")
@@ -110,6 +112,8 @@ def write_baseline(path: Path, diagnostics: Iterable[Diagnostic]) -> int:
 
 def load_baseline(path: Path) -> frozenset[tuple[str, str, str]]:
     """(code, path, fingerprint) triples recorded in a baseline file."""
+    import json
+
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:

@@ -7,10 +7,8 @@ line on stderr naming the file or option; an internal error is one line too, wit
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
@@ -112,6 +110,8 @@ def _indent(text: str, prefix: str = "    ") -> str:
 
 def toml_value(value: Any) -> str:
     """An option's default spelled as TOML, so it can be pasted into [tool.hexlint.rules.CODE]."""
+    import json
+
     if isinstance(value, dict):
         return "{ " + ", ".join(f"{json.dumps(str(key))} = {toml_value(item)}" for key, item in value.items()) + " }"
     if isinstance(value, list):
@@ -351,6 +351,8 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         return EXIT_ERROR
     except InternalError as error:
         if verbose:
+            import traceback
+
             traceback.print_exception(error.__cause__ or error, file=stderr)
         stderr.write(f"hexlint: {error}\n")
         return EXIT_ERROR
@@ -363,6 +365,8 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         return EXIT_CLEAN
     except Exception as error:
         if verbose:
+            import traceback
+
             traceback.print_exc(file=stderr)
         stderr.write(f"hexlint: internal error: {type(error).__name__}: {error} (run with -v for the traceback)\n")
         return EXIT_ERROR

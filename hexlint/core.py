@@ -97,9 +97,14 @@ class Rule:
     severity: Severity
     kind: str  # "tool" | "text" | "source" | "binary"
     summary: str
-    doc: RuleDoc
+    # The docs, or what reads them on first use (`rule.doc`): a lint run needs none of the documents' long texts.
+    docs: RuleDoc | Callable[[], RuleDoc]
     options: Mapping[str, Any] = field(default_factory=dict)
     check: CheckFunction | None = None
     # "file": the rule judges each file on its own. "project": its facts span files (host writes vs kernel reads), so a
     # partial run (a pre-commit hook) parses the rest of the tree as context for it.
     scope: str = "file"
+
+    @property
+    def doc(self) -> RuleDoc:
+        return self.docs if isinstance(self.docs, RuleDoc) else self.docs()

@@ -14,12 +14,10 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from hexlint import baseline as baseline_module
 from hexlint import registry
 from hexlint.config import Config, ignored_codes_for, path_matches_glob, rule_options
 from hexlint.core import Diagnostic, Fix, Related, Rule, Severity, Source, Span
@@ -127,8 +125,35 @@ def display_path(path: str | os.PathLike[str]) -> str:
     return absolute if relative.startswith("..") else relative
 
 
+# realpath() lstat()s every component of a path. Within a run the tree's links do not change: each directory is
+# resolved once, and a file costs one lstat (is it a link itself?). `lint` starts and ends every run with empty memos.
+_real_directories: dict[str, str] = {}
+_real_paths: dict[str, str] = {}
+
+
 def path_key(path: str) -> str:
-    return os.path.realpath(path)
+    """The real path of a file: the one spelling a run compares files by (memoized for the run)."""
+    absolute = os.path.abspath(path)
+    key = _real_paths.get(absolute)
+    if key is None:
+        key = _real_paths[absolute] = _resolve(absolute)
+    return key
+
+
+def _resolve(absolute: str) -> str:
+    directory, name = os.path.split(absolute)
+    if not name or os.path.islink(absolute):
+        return os.path.realpath(absolute)
+    real_directory = _real_directories.get(directory)
+    if real_directory is None:
+        real_directory = _real_directories[directory] = os.path.realpath(directory)
+    return os.path.join(real_directory, name)
+
+
+def forget_real_paths() -> None:
+    """Empty the run's real-path memos (links may change between runs of one process)."""
+    _real_paths.clear()
+    _real_directories.clear()
 
 
 def _span_with_display_path(span: Span) -> Span:
@@ -271,6 +296,8 @@ def _parse_all(
     if jobs <= 1 or len(paths) <= 1:
         parsed = [parse(path) for path in paths]
     else:
+        from concurrent.futures import ThreadPoolExecutor  # only parallel parses need it (threading, logging)
+
         with ThreadPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
             parsed = list(pool.map(parse, paths))
     return [unit for unit in parsed if unit is not None]
@@ -374,14 +401,8 @@ def run_source_rules(
     wants_parse = any(rule.kind == "source" or rule.code == PARSE_ERROR for rule in rules)
     if not sources or not wants_parse:
         return []
-    from hexlint.c import index
     from hexlint.c.index import Project, build_project, project_headers_included
 
-    # The front end memoizes realpath() of the paths it is given, which are relative to the working directory:
-    # a later run from another directory (a library caller, the tests) must not see the old answers.
-    memoized_realpath = getattr(index, "_realpath", None)
-    if hasattr(memoized_realpath, "cache_clear"):
-        memoized_realpath.cache_clear()
     parse_settings = _parse_settings(config, settings)
     run_tus = [path for path in sources if is_translation_unit(Path(path))]
     context_tus = [path for path in context if is_translation_unit(Path(path))]
@@ -537,10 +558,10 @@ def _excluded(path: Path, config: Config) -> bool:
 def collect_files(paths: Sequence[str], config: Config) -> tuple[list[str], list[str]]:
     """(sources, binaries) as display paths; config `exclude` globs apply to files found by walking directories."""
     found = discover(paths)
-    named = {path_key(str(path)) for path in paths if Path(path).is_file()}
+    named = {path_key(str(path)) for path in paths if config.exclude and os.path.isfile(path)}
 
     def keep(path: Path) -> bool:
-        return path_key(str(path)) in named or not _excluded(path, config)
+        return not config.exclude or path_key(str(path)) in named or not _excluded(path, config)
 
     # dict.fromkeys: `a.c` and `dir/../a.c` are one file.
     sources = list(dict.fromkeys(display_path(path) for path in found.sources if keep(path)))
@@ -594,6 +615,8 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
         ]
     baselined: list[Diagnostic] = []
     if settings.baseline is not None:
+        from hexlint import baseline as baseline_module
+
         recorded = baseline_module.load_baseline(settings.baseline)
         reported, baselined = baseline_module.filter_baseline(reported, recorded, settings.baseline.parent)
     outcome = _Pass(
@@ -656,6 +679,14 @@ def fixed_contents(
 def lint(paths: Sequence[str], config: Config, settings: RunSettings | None = None) -> LintResult:
     """Lint PATHS; with settings.fix apply safe fixes until nothing changes, with settings.diff only describe them."""
     settings = settings or RunSettings()
+    forget_real_paths()
+    try:
+        return _lint(paths, config, settings)
+    finally:
+        forget_real_paths()
+
+
+def _lint(paths: Sequence[str], config: Config, settings: RunSettings) -> LintResult:
     outcome, rules = lint_once(paths, config, settings)
     if not (settings.fix or settings.diff):
         return _result(outcome, rules)
@@ -706,4 +737,6 @@ def _result(
 
 def write_baseline(path: Path, result: LintResult) -> int:
     """Record the run's findings (including the ones an older baseline hid) in a baseline file."""
+    from hexlint import baseline as baseline_module
+
     return baseline_module.write_baseline(path, [*result.diagnostics, *result.baselined])

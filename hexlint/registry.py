@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import functools
+import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,10 +13,19 @@ from typing import Any
 from hexlint.checks import CHECKS
 from hexlint.core import Diagnostic, Rule, RuleDoc, Severity
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+# The `[docs]` table: its long texts are parsed only when a rule's docs are asked for.
+_DOCS_TABLE = re.compile(r"^\[docs\][ \t]*(?:#[^\n]*)?$", re.MULTILINE)
+# A table header after `[docs]` that belongs to another table: the split would lose it, so such a document is
+# parsed whole (a false alarm, e.g. a docs line that starts with `[`, only costs that parse).
+_OTHER_TABLE = re.compile(r"^[ \t]*\[(?!docs[\].])", re.MULTILINE)
+
+
+def _toml(text: str) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    return tomllib.loads(text)
 
 
 def rule_documents_dir() -> Path:
@@ -38,9 +48,47 @@ class LazyCheck:
         return CHECKS[self.code](*arguments, **keywords)
 
 
+@dataclass(frozen=True)
+class LazyDocs:
+    """A rule's docs: the `[docs]` part of its document, parsed on first use (`rule.doc`)."""
+
+    text: str  # the document from its `[docs]` line on
+
+    def __call__(self) -> RuleDoc:
+        return _docs_from(self.text)
+
+
+@functools.cache
+def _docs_from(text: str) -> RuleDoc:
+    return rule_doc(_toml(text).get("docs", {}))
+
+
+def rule_doc(docs: Mapping[str, Any]) -> RuleDoc:
+    return RuleDoc(
+        what=docs.get("what", ""),
+        why=docs.get("why", ""),
+        example=docs.get("example", ""),
+        use_instead=docs.get("use_instead", ""),
+        fix_safety=docs.get("fix_safety", ""),
+    )
+
+
+def split_document(text: str) -> tuple[str, str]:
+    """(head, docs): the document before its `[docs]` table and from it on; docs is "" when it cannot be split
+    safely (no such table, or another table after it), and then the head is the whole document."""
+    match = _DOCS_TABLE.search(text)
+    if match is None or _OTHER_TABLE.search(text, match.end()):
+        return text, ""
+    return text[: match.start()], text[match.start() :]
+
+
 def load_rule(path: Path) -> Rule:
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    docs = data.get("docs", {})
+    head, docs_text = split_document(path.read_text(encoding="utf-8"))
+    try:
+        data = _toml(head)
+    except ValueError:  # a `[docs]` line inside a multi-line string of the head: parse the document whole
+        head, docs_text = head + docs_text, ""
+        data = _toml(head)
     code = data["code"]
     return Rule(
         code=code,
@@ -48,13 +96,7 @@ def load_rule(path: Path) -> Rule:
         severity=Severity(data["severity"]),
         kind=data["kind"],
         summary=data["summary"],
-        doc=RuleDoc(
-            what=docs.get("what", ""),
-            why=docs.get("why", ""),
-            example=docs.get("example", ""),
-            use_instead=docs.get("use_instead", ""),
-            fix_safety=docs.get("fix_safety", ""),
-        ),
+        docs=LazyDocs(docs_text) if docs_text else rule_doc(data.get("docs", {})),
         options=data.get("options", {}),
         check=LazyCheck(code) if code in CHECKS else None,
         scope=data.get("scope", "file"),
@@ -68,12 +110,18 @@ def all_rules() -> tuple[Rule, ...]:
     return tuple(sorted(rules, key=lambda rule: rule.code))
 
 
+@functools.cache
+def _rules_by_code_and_name() -> dict[str, Rule]:
+    by_key: dict[str, Rule] = {}
+    for rule in all_rules():
+        by_key.setdefault(rule.code.lower(), rule)
+        by_key.setdefault(rule.name, rule)
+    return by_key
+
+
 def find_rule(code_or_name: str) -> Rule | None:
     wanted = code_or_name.strip()
-    for rule in all_rules():
-        if rule.code.lower() == wanted.lower() or rule.name == wanted.lower():
-            return rule
-    return None
+    return _rules_by_code_and_name().get(wanted.lower())  # codes in any case; names are lower-case
 
 
 def matches_selector(rule: Rule, selector: str) -> bool:

@@ -21,8 +21,15 @@ from hexlint.c.parse import ParsedUnit
 
 _CONTINUE = 1
 _RECURSE = 2
-# Real paths are asked for every top-level declaration's file and every inclusion: resolve each path once.
-_realpath = functools.lru_cache(maxsize=4096)(os.path.realpath)
+# Real paths are asked for every top-level declaration's file and every inclusion: resolve each path once. Keyed by
+# the absolute path, so an answer never depends on the working directory of the call that memoized it.
+_realpath_of_absolute = functools.lru_cache(maxsize=4096)(os.path.realpath)
+
+
+def _realpath(path: str) -> str:
+    return _realpath_of_absolute(os.path.abspath(path))
+
+
 _FUNCTION_KINDS = frozenset({"FUNCTION_DECL", "CXX_METHOD", "FUNCTION_TEMPLATE", "CONSTRUCTOR", "DESTRUCTOR"})
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json as _json  # not `json`: hexlint.report.json is the JSON format module
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -17,6 +16,8 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 def dump_json(document: Any) -> str:
     """Indented JSON that is valid UTF-8: readable non-ASCII text, and a file name that is not UTF-8 (held by Python
     as lone surrogates, which no UTF-8 writer accepts) as `\\udcXX` escapes that json.loads gives back unchanged."""
+    import json as _json  # not `json`: hexlint.report.json is the JSON format module; imported only when used
+
     text = _json.dumps(document, indent=2, ensure_ascii=False)
     return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text) + "\n"
 
