@@ -16,6 +16,12 @@ Conventions the audit relies on:
   immediate; calls list none (the callee's clobbers are the audit's business). Duplex halves keep their own class
   (LD, ST, ALU32, J) with is_duplex_half=True.
 - float_to_double is convert_sf2df; double_arith is every other double-precision operation.
+
+Speed: a packet's decoding depends only on its bytes (and on its address only through PC-relative targets), so a packet
+seen before is rebuilt from a template, a word seen before is copied from its field dict, and all copies of one word
+share that dict (Instruction.address is a slot); MemoryAccess/RegisterWrite objects are shared. Templates live in a
+DecodeCache that outlives the call: the builds of a multi-library run share most packets. bench/bench_decode.py
+measures it; tests/test_decode.py holds every templated packet to a cold decode.
 """
 
 from __future__ import annotations
@@ -220,6 +226,20 @@ def _hash(value: int, ext: int | None) -> str:
 
 def _word_text(word: int) -> str:
     return f".word 0x{word:08x}"
+
+
+def _undecoded(word: int, address: int, iclass: str) -> Instruction:
+    """A CR/ALU32/XTYPE word decoded to its class and the registers it writes (the most common kind of word)."""
+    writes = _generic_writes(word)
+    if writes:
+        fields = {"word": word, "iclass": iclass, "mnemonic": "", "text": f".word 0x{word:08x}", "writes": writes}
+        return _at(fields, address)
+    return _at({"word": word, "iclass": iclass, "mnemonic": "", "text": f".word 0x{word:08x}"}, address)
+
+
+def _undecoded_hvx(word: int, address: int) -> Instruction:
+    """An HVX compute word: its class is what the audit needs (vector registers are not tracked)."""
+    return _at({"word": word, "iclass": "HVX", "mnemonic": "", "text": f".word 0x{word:08x}", "is_hvx": True}, address)
 
 
 def _unknown(word: int, address: int, iclass: str) -> Instruction:
@@ -744,7 +764,7 @@ def _decode_cr(word: int, address: int, packet: int, ext: int | None) -> Instruc
         dest = _R[word & 31]
         text = f"{dest} = add(pc,{_hash(value, ext)})"
         return _instruction(address, word, "CR", "add", text, writes=(_write(dest, "other", "pc", value),))
-    return _instruction(address, word, "CR", "", _word_text(word), writes=_generic_writes(word))
+    return _undecoded(word, address, "CR")
 
 
 def _loop(
@@ -826,7 +846,7 @@ def _decode_alu32_7(word: int, address: int, packet: int, ext: int | None) -> In
             conditional=True,
             writes=(write,),
         )
-    return _instruction(address, word, "ALU32", "", _word_text(word), writes=_generic_writes(word))
+    return _undecoded(word, address, "ALU32")
 
 
 def _decode_alu32_f(word: int, address: int, packet: int, ext: int | None) -> Instruction:
@@ -851,7 +871,7 @@ def _decode_alu32_f(word: int, address: int, packet: int, ext: int | None) -> In
         write = _write(dest, "other", first, index=second)
         text = f"{dest} = {mnemonic}({first},{second})"
         return _instruction(address, word, "ALU32", mnemonic, text, writes=(write,))
-    return _instruction(address, word, "ALU32", "", _word_text(word), writes=_generic_writes(word))
+    return _undecoded(word, address, "ALU32")
 
 
 _FIELD_SHIFT = {"a": 0, "b": 8, "c": 16}
@@ -949,13 +969,13 @@ def _decode_xtype(word: int, address: int, packet: int, ext: int | None) -> Inst
             mnemonic = "dfmake"
     if mnemonic is not None:
         return _double_operation(word, address, mnemonic, ext)
-    return _instruction(address, word, "XTYPE", "", _word_text(word), writes=_generic_writes(word))
+    return _undecoded(word, address, "XTYPE")
 
 
 def _decode_hvx(word: int, address: int, packet: int, ext: int | None) -> Instruction:
     if word >> 28 == 0x2:
         return _decode_vmem(word, address, ext)
-    return _instruction(address, word, "HVX", "", _word_text(word), is_hvx=True)
+    return _undecoded_hvx(word, address)
 
 
 # vmem forms by (bit 23 predicated, bit 21, bits 7:5): (is_store, mnemonic, suffix, predicate kind, negated)
@@ -1008,13 +1028,13 @@ def _decode_vmem(word: int, address: int, ext: int | None) -> Instruction:
         return _decode_z_load(word, address)
     form = _VMEM_FORMS.get(((word >> 23) & 1, (word >> 21) & 1, (word >> 5) & 7))
     if form is None or group not in (0, 1, 3):
-        return _instruction(address, word, "HVX", "", _word_text(word), is_hvx=True)
+        return _undecoded_hvx(word, address)
     store, mnemonic, suffix, predicate, negated = form
     base = _R[(word >> 16) & 31]
     # new-value stores carry 0b00 (plain) or 0b01 (predicated) at bits 4:3; 0b01000 plain is :scatter_release
     if suffix == ".new" and (word >> 3) & 3 != (word >> 23) & 1:
         if word & 0x00800000 or word & 0x1F != 0x08:
-            return _instruction(address, word, "HVX", "", _word_text(word), is_hvx=True)
+            return _undecoded_hvx(word, address)
         text = f"vmem({base}+#0):scatter_release"
         access = _memory(base, 0, True, True, 128)
         return _instruction(address, word, "HVX", "vmem", text, memory=access, is_hvx=True)
