@@ -479,12 +479,6 @@ def _innermost_loop_of_packets(cfg: FunctionCfg) -> Sequence[int | None]:
     return loop_of
 
 
-def _is_tail_call(instruction: Instruction, cfg: FunctionCfg) -> bool:
-    """A direct jump leaving the function is a call that does not come back (tail call)."""
-    target = instruction.target
-    return instruction.branch == "jump" and target is not None and not cfg.start <= target < cfg.end
-
-
 def _stack_accesses(cfg: FunctionCfg, seeds: set[int] | None = None) -> list[StackAccess]:
     """Forward data flow of SP/FP-derived registers over the blocks, then classify each memory access.
 
