@@ -374,6 +374,18 @@ def test_packets_rebuilt_from_templates_equal_a_cold_decode() -> None:
     assert len({p.instructions[0].target for p in jumps}) == 3
 
 
+def test_a_pc_relative_text_that_does_not_split_around_its_target_gets_no_template() -> None:
+    jump = Instruction(0x100, 0x5800C000, "J", "jump", "jump 0x110 // 0x110", branch="jump", target=0x110)
+    packet = decode_module.Packet(0x100, 4, (jump,), frozenset())
+    assert decode_module._packet_template(packet) is None
+    plain = dataclasses.replace(jump, text="jump 0x110")
+    template = decode_module._packet_template(dataclasses.replace(packet, instructions=(plain,)))
+    assert template is not None
+    entries, relative, _ = template
+    assert entries == ((0, plain.__dict__),)
+    assert relative == ((0, 0, plain.__dict__, 0x10, "jump ", ""),)
+
+
 def test_new_value_and_duplex_packets_rebuilt_from_templates() -> None:
     store_new = 0xA1A1D200 | 0xC000  # memw(r1+#...) = <new:1>.new, a new-value store naming the producer one back
     producer = 0x7060C002 & ~0xC000 | MORE  # r2 = r0
