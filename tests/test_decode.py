@@ -456,6 +456,17 @@ def test_decode_never_raises_on_random_bytes(code: bytes, base: int) -> None:
         address += packet.size
 
 
+_SHARED_BY_EXAMPLES = DecodeCache()  # filled by every example: what one input teaches must hold for the next
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=0xFFFFFFFF), min_size=1, max_size=24), st.integers(0, 0xFFFF))
+def test_a_shared_cache_decodes_random_words_as_a_cold_decode_does(words: list[int], base: int) -> None:
+    code = _words(*words) * 2  # twice: the second copy comes from packet templates
+    warm = decode_packets(code, base * 4, cache=_SHARED_BY_EXAMPLES)
+    assert _fields(warm) == _fields(decode_packets(code, base * 4, cache=DecodeCache()))
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=0xFFFFFFFF), min_size=1, max_size=32))
 def test_decode_never_raises_on_random_words(words: list[int]) -> None:
