@@ -11,7 +11,6 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
 
 from hexlint import __version__, registry
 from hexlint.baseline import BaselineError
@@ -28,6 +27,11 @@ from hexlint.engine import (
     write_baseline,
 )
 from hexlint.report import FORMATS, render_statistics, summary_line
+
+# typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NoReturn, TextIO
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1

@@ -13,16 +13,15 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from hexlint import registry
 from hexlint.core import Rule
 from hexlint.discover import compile_glob
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+# typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 ARCHITECTURES = ("v73", "v75", "v79", "v81")
 # What the cross-file rules see besides the files of the run: the rest of the backend tree, or nothing.
@@ -182,6 +181,10 @@ def config_from_table(table: Mapping[str, Any], source: Path) -> Config:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):  # imported here: a run without a configuration file does not pay for it
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as error:

@@ -13,16 +13,20 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from hexlint import registry
 from hexlint.config import Config, ignored_codes_for, path_matches_glob, rule_options
 from hexlint.core import Diagnostic, Fix, Related, Rule, Severity, Source, Span
 from hexlint.discover import DiscoveryError, discover, is_translation_unit
 from hexlint.suppress import UNUSED_SUPPRESSION, Suppression, apply_suppressions, find_suppressions
+
+# typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PARSE_ERROR = "HX002"
 MAX_FIX_PASSES = 10
@@ -529,6 +533,30 @@ def _suppressions_in(paths: Iterable[str], cache: _FileCache) -> list[Suppressio
 # ---------------------------------------------------------------- one pass
 
 
+class OptionsByCode(Mapping):  # Mapping[str, Mapping[str, Any]]
+    """Rule code -> the rule's options (its document's defaults, the config's overrides), each read on first
+    look-up: a run reads only the options of the rules it runs, and so parses no other rule's [options]."""
+
+    def __init__(self, config: Config) -> None:
+        self._config = config
+        self._by_code: dict[str, Mapping[str, Any]] = {}
+
+    def __getitem__(self, code: str) -> Mapping[str, Any]:
+        options = self._by_code.get(code)
+        if options is None:
+            rule = registry.find_rule(code)
+            if rule is None or rule.code != code:
+                raise KeyError(code)
+            options = self._by_code[code] = rule_options(rule, self._config)
+        return options
+
+    def __iter__(self) -> Iterator[str]:
+        return (rule.code for rule in registry.all_rules())
+
+    def __len__(self) -> int:
+        return len(registry.all_rules())
+
+
 @dataclass
 class _Pass:
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -571,7 +599,7 @@ def collect_files(paths: Sequence[str], config: Config) -> tuple[list[str], list
 
 def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tuple[_Pass, tuple[Rule, ...]]:
     rules = enabled_rules(config, settings)
-    options = {rule.code: rule_options(rule, config) for rule in registry.all_rules()}
+    options = OptionsByCode(config)
     source_paths, binary_paths = collect_files(paths, config)
     sources = {path: read_source(path) for path in source_paths}
     raw = run_text_rules(sources, rules, options)

@@ -8,16 +8,30 @@ import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from hexlint.checks import CHECKS
 from hexlint.core import Diagnostic, Rule, RuleDoc, Severity
 
-# The `[docs]` table: its long texts are parsed only when a rule's docs are asked for.
+# typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# A rule document is read in three parts: its identity (the keys before the first table) when the rules are loaded,
+# its [options] when a run first asks for them, its [docs] texts when they are shown. A lint run reads the identities
+# and the options of the rules it runs, written in a subset of TOML read without tomllib (whose import alone cost
+# more than reading every document); anything outside that subset is left to tomllib.
 _DOCS_TABLE = re.compile(r"^\[docs\][ \t]*(?:#[^\n]*)?$", re.MULTILINE)
 # A table header after `[docs]` that belongs to another table: the split would lose it, so such a document is
 # parsed whole (a false alarm, e.g. a docs line that starts with `[`, only costs that parse).
 _OTHER_TABLE = re.compile(r"^[ \t]*\[(?!docs[\].])", re.MULTILINE)
+_FIRST_TABLE = re.compile(r"^[ \t]*\[", re.MULTILINE)
+_BARE_KEY = r"[A-Za-z0-9_-]+"
+_SIMPLE_HEADER = re.compile(rf"\[[ \t]*({_BARE_KEY}(?:\.{_BARE_KEY})*)[ \t]*\][ \t]*(?:#.*)?")
+_SIMPLE_KEY = re.compile(rf"({_BARE_KEY}|\"[^\"\\\x00-\x1f\x7f]*\")[ \t]*=[ \t]*")
+# Outside strings nothing but tabs may be a control character; strings with escapes go to tomllib.
+_UNSUPPORTED_TEXT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_AFTER_VALUE = re.compile(r"[ \t]*(?:#.*)?")
 
 
 def _toml(text: str) -> dict[str, Any]:
@@ -48,6 +62,70 @@ class LazyCheck:
         return CHECKS[self.code](*arguments, **keywords)
 
 
+def _is_simple_value(value: Any) -> bool:
+    """What a JSON value must be to mean the same in TOML: no null, no objects (TOML spells tables differently)."""
+    if isinstance(value, list):
+        return all(_is_simple_value(item) for item in value)
+    return isinstance(value, (str, int, float))  # bool is an int
+
+
+def _not_toml(constant: str) -> None:
+    raise ValueError(f"{constant} is JSON, not TOML")
+
+
+def parse_simple_toml(text: str) -> dict[str, Any] | None:
+    """The TOML the rule documents' identities and options are written in, or None for anything else.
+
+    The subset: comments, `[table.sub]` headers of bare keys (each table once), and one-line `key = value` with a
+    bare or "quoted" key and a value spelled alike in JSON and TOML: strings without escapes, integers, floats,
+    true/false, and one-line arrays of those. None means "use tomllib": it never guesses at anything else.
+    """
+    if _UNSUPPORTED_TEXT.search(text):
+        return None  # control characters (a CR too): tomllib decides what they mean
+    import json
+
+    decoder = json.JSONDecoder(parse_constant=_not_toml)
+    document: dict[str, Any] = {}
+    table = document
+    defined: set[tuple[str, ...]] = set()
+    for line in text.split("\n"):
+        stripped = line.strip(" \t")
+        if not stripped or stripped.startswith("#"):
+            continue
+        if stripped.startswith("["):
+            header = _SIMPLE_HEADER.fullmatch(stripped)
+            if header is None:
+                return None
+            names = tuple(header.group(1).split("."))
+            if names in defined:
+                return None  # a table defined twice is an error tomllib names
+            table = document
+            for name in names:
+                table = table.setdefault(name, {})
+                if not isinstance(table, dict):
+                    return None  # a key and a table of one name: tomllib's error too
+            defined.add(names)
+            continue
+        key_match = _SIMPLE_KEY.match(stripped)
+        if key_match is None:
+            return None
+        key = key_match.group(1).strip('"')
+        try:
+            value, end = decoder.raw_decode(stripped, key_match.end())
+        except ValueError:
+            return None
+        escapes = "\\" in stripped[key_match.end() : end]  # JSON and TOML escapes differ (\/, \U)
+        if escapes or key in table or not _is_simple_value(value) or not _AFTER_VALUE.fullmatch(stripped, end):
+            return None
+        table[key] = value
+    return document
+
+
+def _parse(text: str) -> dict[str, Any]:
+    simple = parse_simple_toml(text)
+    return simple if simple is not None else _toml(text)
+
+
 @dataclass(frozen=True)
 class LazyDocs:
     """A rule's docs: the `[docs]` part of its document, parsed on first use (`rule.doc`)."""
@@ -61,6 +139,33 @@ class LazyDocs:
 @functools.cache
 def _docs_from(text: str) -> RuleDoc:
     return rule_doc(_toml(text).get("docs", {}))
+
+
+class LazyOptions(Mapping):  # Mapping[str, Any]
+    """A rule's [options], parsed from its part of the document on first look-up."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text  # the document from its first table to `[docs]`
+
+    def _options(self) -> Mapping[str, Any]:
+        return _options_from(self.text)
+
+    def __getitem__(self, name: str) -> Any:
+        return self._options()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._options())
+
+    def __len__(self) -> int:
+        return len(self._options())
+
+    def __repr__(self) -> str:
+        return repr(self._options())
+
+
+@functools.cache
+def _options_from(text: str) -> dict[str, Any]:
+    return _parse(text).get("options", {})
 
 
 def rule_doc(docs: Mapping[str, Any]) -> RuleDoc:
@@ -82,13 +187,27 @@ def split_document(text: str) -> tuple[str, str]:
     return text[: match.start()], text[match.start() :]
 
 
+def _identity_and_tables(head: str) -> tuple[dict[str, Any], Mapping[str, Any]] | None:
+    """The top-level keys of a document's head and its lazily read options, when the identity is simple TOML."""
+    first_table = _FIRST_TABLE.search(head)
+    identity_text = head[: first_table.start()] if first_table else head
+    identity = parse_simple_toml(identity_text)
+    if identity is None or any(isinstance(value, dict) for value in identity.values()):
+        return None
+    return identity, LazyOptions(head[first_table.start() :]) if first_table else {}
+
+
 def load_rule(path: Path) -> Rule:
     head, docs_text = split_document(path.read_text(encoding="utf-8"))
-    try:
-        data = _toml(head)
-    except ValueError:  # a `[docs]` line inside a multi-line string of the head: parse the document whole
-        head, docs_text = head + docs_text, ""
-        data = _toml(head)
+    parts = _identity_and_tables(head)
+    if parts is None:  # e.g. a multi-line summary: read the head whole
+        try:
+            data = _toml(head)
+        except ValueError:  # a `[docs]` line inside a multi-line string of the head: parse the document whole
+            head, docs_text = head + docs_text, ""
+            data = _toml(head)
+        parts = data, data.get("options", {})
+    data, options = parts
     code = data["code"]
     return Rule(
         code=code,
@@ -97,7 +216,7 @@ def load_rule(path: Path) -> Rule:
         kind=data["kind"],
         summary=data["summary"],
         docs=LazyDocs(docs_text) if docs_text else rule_doc(data.get("docs", {})),
-        options=data.get("options", {}),
+        options=options,
         check=LazyCheck(code) if code in CHECKS else None,
         scope=data.get("scope", "file"),
     )

@@ -13,7 +13,11 @@ import unicodedata
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+
+# typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Horizontal whitespace C allows between a backslash and the newline it splices (compilers warn, but splice).
 _HSPACE = rb"[ \t\f\v]"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 from hexlint.checks._macros import (
     AlignmentOptions,
@@ -14,6 +13,11 @@ from hexlint.checks._macros import (
     target_column,
 )
 from hexlint.core import Diagnostic, Edit, Fix, Severity, Source, Span
+
+# typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 CODE = "HX110"
 

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 from hexlint.checks._macros import AlignmentOptions, find_macros
 from hexlint.core import Diagnostic, Edit, Fix, Severity, Source, Span
+
+# typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 CODE = "HX111"
 

@@ -5,9 +5,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 from hexlint.core import Diagnostic, Severity, Span
+
+# typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMATS = ("text", "json", "sarif", "github")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

@@ -1,0 +1,274 @@
+"""Start-up and engine overhead: what a run imports and parses, real paths memoized per run, the TOML subset reader."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hexlint import cli, engine, registry
+from hexlint.c import index
+from hexlint.config import Config, rule_options
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+HEAVY_MODULES = ("clang", "elftools", "hexlint.c", "hexlint.elf", "hexlint.hexagon")
+# The parser knows the binary audit's options (argparse definitions only); nothing else of hexlint.binary loads.
+ALLOWED_BINARY_MODULES = {"hexlint.binary", "hexlint.binary.options"}
+
+
+def run_python(code: str, cwd: Path = ROOT) -> dict:
+    """Run `code` in a fresh interpreter; it prints one JSON document as its last line."""
+    environment = {"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", "")}
+    command = [sys.executable, "-c", code]
+    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=True, env=environment)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+LOADED = (
+    "import json, sys; from hexlint import registry; "
+    "print(json.dumps({'modules': sorted(sys.modules), 'rules_loaded': registry.all_rules.cache_info().currsize, "
+    "'docs_parsed': registry._docs_from.cache_info().currsize, "
+    "'options_parsed': registry._options_from.cache_info().currsize, 'status': status}))"
+)
+
+
+def heavy(modules: list[str]) -> list[str]:
+    def within(name: str, package: str) -> bool:
+        return name == package or name.startswith(package + ".")
+
+    return [
+        name
+        for name in modules
+        if any(within(name, package) for package in HEAVY_MODULES)
+        or (within(name, "hexlint.binary") and name not in ALLOWED_BINARY_MODULES)
+    ]
+
+
+def test_version_imports_no_front_end_and_reads_no_rule_document(tmp_path: Path) -> None:
+    loaded = run_python(
+        "import io; from hexlint.cli import main; out = io.StringIO(); status = main(['--version'], stdout=out); "
+        + LOADED,
+        cwd=tmp_path,
+    )
+    assert loaded["status"] == 0
+    assert heavy(loaded["modules"]) == []
+    assert loaded["rules_loaded"] == 0
+    assert "tomllib" not in loaded["modules"]
+
+
+def test_version_prints_the_version() -> None:
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(
+        [sys.executable, "-m", "hexlint", "--version"], cwd=ROOT, capture_output=True, text=True, env=environment
+    )
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"hexlint {__import__('hexlint').__version__}"
+
+
+def test_text_only_run_imports_only_what_it_uses(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "macro.h").write_text("#define TWO(x) \\\n    ((x) +  \\\n    (x))\n")
+    loaded = run_python(
+        "import io; from hexlint.cli import main; "
+        f"status = main(['--select', 'HX110,HX111', '-q', {str(tree)!r}], stdout=io.StringIO()); " + LOADED,
+        cwd=tmp_path,
+    )
+    assert loaded["status"] == 1  # the misaligned macro was found
+    assert heavy(loaded["modules"]) == []
+    # Rule identities are read, the two rules' options too, and no rule's docs; tomllib is not needed for that.
+    assert loaded["rules_loaded"] == 1
+    assert loaded["docs_parsed"] == 0
+    assert loaded["options_parsed"] == 2
+    unused = {"tomllib", "concurrent.futures", "traceback", "shutil", "hashlib", "hexlint.fixer", "hexlint.report.json"}
+    assert unused.isdisjoint(loaded["modules"])
+
+
+# ---------------------------------------------------------------- rule documents read in parts
+
+
+def documents() -> list[Path]:
+    return sorted(registry.rule_documents_dir().glob("HX*.toml"))
+
+
+@pytest.mark.parametrize("path", documents(), ids=lambda path: path.stem.split("-")[0])
+def test_a_rule_read_in_parts_equals_its_whole_document(path: Path) -> None:
+    whole = tomllib.loads(path.read_text(encoding="utf-8"))
+    rule = registry.load_rule(path)
+    assert (rule.code, rule.name, rule.severity.value, rule.kind, rule.summary, rule.scope) == (
+        whole["code"],
+        whole["name"],
+        whole["severity"],
+        whole["kind"],
+        whole["summary"],
+        whole.get("scope", "file"),
+    )
+    assert dict(rule.options) == whole.get("options", {})
+    assert rule.options == whole.get("options", {})
+    assert rule.doc == registry.rule_doc(whole.get("docs", {}))
+    # The split really happened: the docs wait for `rule.doc`, the options for a look-up.
+    assert isinstance(rule.docs, registry.LazyDocs)
+    assert isinstance(rule.options, registry.LazyOptions)
+
+
+@pytest.mark.parametrize("code", ["HX001", "HX002", "HX110", "HX111", "HX104", "HX201"])
+def test_the_documents_a_text_run_reads_need_no_tomllib(code: str) -> None:
+    path = next(registry.rule_documents_dir().glob(f"{code}-*.toml"))
+    head, _ = registry.split_document(path.read_text(encoding="utf-8"))
+    assert registry.parse_simple_toml(head) == tomllib.loads(head)
+
+
+def test_a_document_with_another_table_after_docs_is_read_whole(tmp_path: Path) -> None:
+    path = tmp_path / "HX999-x.toml"
+    path.write_text(
+        'code = "HX999"\nname = "x"\nseverity = "info"\nkind = "text"\nsummary = """two\n[lines]"""\n'
+        '[docs]\nwhat = "w"\n[options]\nlimit = 3\n'
+    )
+    rule = registry.load_rule(path)
+    assert rule.summary == "two\n[lines]"
+    assert dict(rule.options) == {"limit": 3}
+    assert rule.doc.what == "w"
+
+
+SIMPLE_CASES = [
+    ("", {}),
+    ('a = "x"  # note\n\n# comment\nb = 2\n', {"a": "x", "b": 2}),
+    ('[options]\npad = 2\nmode = "min"\nnames = ["a", "b"]\nflag = true\n', None),
+    ('[options.slots]\n"*.c" = [0, 1]\n[options]\nx = 1.5\n', None),
+    ("[ t ] # c\nkey = -3\n", {"t": {"key": -3}}),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), SIMPLE_CASES)
+def test_the_subset_means_what_tomllib_means(text: str, expected: dict | None) -> None:
+    assert registry.parse_simple_toml(text) == (expected if expected is not None else tomllib.loads(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'a = "tab\\there"\n',  # escapes: JSON and TOML differ (\/, \U)
+        "a = 'literal'\n",
+        'a = """multi"""\n',
+        "a = [\n  1,\n]\n",
+        "a = { b = 1 }\n",
+        "a = NaN\n",
+        "a = null\n",
+        "a = 1\na = 2\n",
+        "[t]\n[t]\n",
+        "a = 1\n[a]\n",
+        "a = 1\r\n",
+        "a.b = 1\n",
+        "[[array]]\n",
+        "a = 1_000\n",
+        "a = 0x10\n",
+        "a = 1979-05-27\n",
+        "a = 1 2\n",
+    ],
+)
+def test_anything_outside_the_subset_is_left_to_tomllib(text: str) -> None:
+    assert registry.parse_simple_toml(text) is None
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab_=[]\"#., \n\t01-'\\{}tfrueNn:", max_size=40))
+def test_the_subset_never_accepts_what_tomllib_rejects_or_reads_otherwise(text: str) -> None:
+    simple = registry.parse_simple_toml(text)
+    if simple is not None:
+        assert tomllib.loads(text) == simple
+
+
+key_names = st.from_regex(r"[A-Za-z0-9_-]{1,8}", fullmatch=True)
+scalars = st.one_of(
+    st.integers(-(2**40), 2**40), st.booleans(), st.text(max_size=8), st.floats(allow_nan=False, allow_infinity=False)
+)
+values = st.one_of(scalars, st.lists(scalars, max_size=4))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(key_names, values, max_size=6), st.dictionaries(key_names, values, max_size=4))
+def test_documents_written_in_the_subset_read_as_tomllib_reads_them(top: dict, options: dict) -> None:
+    def spelled(table: dict) -> str:
+        return "".join(f"{key} = {json.dumps(value, ensure_ascii=False)}  # why\n" for key, value in table.items())
+
+    text = spelled(top) + "\n[options]\n" + spelled(options)
+    simple = registry.parse_simple_toml(text)
+    if any(key == "options" for key in top):
+        return  # a key and a table of one name: not a valid document
+    try:
+        expected = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:  # e.g. a DEL character JSON leaves unescaped
+        assert simple is None
+        return
+    assert simple is None or simple == expected
+    plain = all("\\" not in json.dumps(value, ensure_ascii=False) for value in (*top.values(), *options.values()))
+    if plain:
+        assert simple == expected  # nothing outside the subset: it is read without tomllib
+
+
+# ---------------------------------------------------------------- engine: options, real paths
+
+
+def test_options_by_code_reads_a_rule_only_when_asked() -> None:
+    config = Config()
+    options = engine.OptionsByCode(config)
+    assert list(options) == [rule.code for rule in registry.all_rules()]
+    assert len(options) == len(registry.all_rules())
+    rule = registry.find_rule("HX110")
+    assert rule is not None
+    assert options["HX110"] == rule_options(rule, config)
+    assert options.get("HX999") is None
+    with pytest.raises(KeyError):
+        options["hx110"]  # codes as the rules spell them, like the dict it replaces
+
+
+def test_path_key_is_the_real_path_and_forgets_between_runs(tmp_path: Path) -> None:
+    first, second = tmp_path / "first.c", tmp_path / "second.c"
+    first.write_text("int a;\n")
+    second.write_text("int b;\n")
+    link = tmp_path / "link.c"
+    link.symlink_to(first)
+    linked_dir = tmp_path / "linked"
+    linked_dir.symlink_to(tmp_path, target_is_directory=True)
+    engine.forget_real_paths()
+    assert engine.path_key(str(link)) == os.path.realpath(first)
+    assert engine.path_key(str(linked_dir / "second.c")) == os.path.realpath(second)
+    assert engine.path_key(str(tmp_path / "nested" / ".." / "first.c")) == os.path.realpath(first)
+    link.unlink()
+    link.symlink_to(second)
+    engine.lint([str(first)], Config(), engine.RunSettings(select=("HX110",)))
+    assert engine.path_key(str(link)) == os.path.realpath(second)
+
+
+def test_path_key_does_not_depend_on_the_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "x.c").write_text("int x;\n")
+    engine.forget_real_paths()
+    monkeypatch.chdir(tmp_path / "one")
+    assert engine.path_key("x.c") == os.path.realpath(tmp_path / "one" / "x.c")
+    assert index._realpath("x.c") == os.path.realpath(tmp_path / "one" / "x.c")
+    monkeypatch.chdir(tmp_path / "two")
+    assert engine.path_key("x.c") == os.path.realpath(tmp_path / "two" / "x.c")
+    assert index._realpath("x.c") == os.path.realpath(tmp_path / "two" / "x.c")
+
+
+@pytest.mark.parametrize("columns", [None, "50", "200", "junk", "0"])
+def test_help_width_is_the_one_shutil_gives(monkeypatch: pytest.MonkeyPatch, columns: str | None) -> None:
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert cli.terminal_columns() == shutil.get_terminal_size().columns
