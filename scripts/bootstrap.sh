@@ -28,8 +28,9 @@ install_venv() {
     if [ ! -x "$HEXLINT_ROOT/.venv/bin/python" ]; then
         "$python" -m venv "$HEXLINT_ROOT/.venv"
     fi
-    "$HEXLINT_ROOT/.venv/bin/python" -m pip install -q --upgrade pip >/dev/null
-    "$HEXLINT_ROOT/.venv/bin/python" -m pip install -q -e "$HEXLINT_ROOT[dev]"
+    # Some machines' pip configuration names local package mirrors that do not exist; pip warns once per package.
+    "$HEXLINT_ROOT/.venv/bin/python" -m pip install -q --upgrade pip 2> >(grep -v "^WARNING: Location" >&2) >/dev/null
+    "$HEXLINT_ROOT/.venv/bin/python" -m pip install -q -e "$HEXLINT_ROOT[dev]" 2> >(grep -v "^WARNING: Location" >&2)
 }
 
 install_toolchain
