@@ -228,3 +228,18 @@ def test_console_addr2line_dash_reads_a_piped_log():
     result = _hexlint_process("--addr2line", "-", str(DEBUG_CORE), stdin_text=log)
     assert result.returncode == 0, result.stderr
     assert f"{function.name}+0x4" in result.stdout
+
+
+def test_line_tables_are_decoded_only_for_the_units_asked_about():
+    image = load_elf(DEBUG_CORE)
+    lazy = DebugInfo(image)
+    function = max(image.functions, key=lambda symbol: symbol.size)
+    asked = range(function.address, function.end, 4)
+    lazy_answers = [lazy.location(address) for address in asked]
+    assert lazy.decoded_units == 1  # one function lies in one compilation unit
+    eager = DebugInfo(image)
+    for symbol in image.functions:  # every unit decoded: the answers must not depend on what was decoded before
+        eager.location(symbol.address)
+    assert eager.decoded_units > 3
+    assert lazy_answers == [eager.location(address) for address in asked]
+    assert any(answer is not None for answer in lazy_answers)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import os.path
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from elftools.elf.elffile import ELFFile
@@ -55,22 +55,33 @@ class _Scope:
 
 
 class DebugInfo:
-    """Lazy DWARF reader; `available` is False when the file has no usable line information."""
+    """Lazy DWARF reader; `available` is False when the file has no usable line information.
+
+    Line tables are decoded per compilation unit, on the first question about an address the unit covers (its
+    `.debug_aranges` entries, else its top DIE's low/high_pc or ranges): an audit that locates a few findings decodes
+    a few units, not all of them (decoding every unit's line program was most of an audit of a -g build)."""
 
     def __init__(self, image: ElfImage) -> None:
         self._image = image
         self._dwarf: Any = None
-        self._rows: list[_Row] | None = None
+        self._units: list[_Unit] | None = None
+        self._decoded: set[int] = set()  # offsets of the units whose rows are in _rows
+        self._rows: list[_Row] = []
         self._row_addresses: list[int] = []
         self._scopes: list[_Scope] | None = None
         self.error: str | None = None
 
     @property
     def available(self) -> bool:
-        return bool(self._line_rows())
+        return any(unit.has_lines for unit in self._line_units())
+
+    @property
+    def decoded_units(self) -> int:
+        """How many units' line tables were decoded so far (what the laziness saves is measurable)."""
+        return len(self._decoded)
 
     def location(self, address: int) -> SourceLocation | None:
-        rows = self._line_rows()
+        rows = self._rows_for(address)
         index = bisect_right(self._row_addresses, address) - 1
         if index < 0:
             return None
@@ -102,30 +113,49 @@ class DebugInfo:
                 self.error = f"unreadable DWARF ({error})"
         return self._dwarf
 
-    def _line_rows(self) -> list[_Row]:
-        if self._rows is not None:
-            return self._rows
-        rows: list[_Row] = []
+    def _line_units(self) -> list[_Unit]:
+        """The compilation units with their address ranges (no line program decoded yet)."""
+        if self._units is not None:
+            return self._units
+        units: list[_Unit] = []
         dwarf = self._dwarf_info()
         # Relocatable objects with several code sections have overlapping section-relative line addresses.
         ambiguous = self._image.is_relocatable and len(self._image.code_sections) > 1
         if dwarf is not None and not ambiguous:
             try:
-                for unit in dwarf.iter_CUs():
-                    rows.extend(_unit_rows(dwarf, unit))
+                units = _units_with_ranges(dwarf)
             except Exception as error:
-                self.error = f"unreadable DWARF line table ({error})"
-                rows = []
-        rows.sort(key=lambda row: (row.address, not row.end_sequence))
-        self._rows = rows
-        self._row_addresses = [row.address for row in rows]
-        return rows
+                self.error = f"unreadable DWARF compilation units ({error})"
+                units = []
+        self._units = units
+        return units
+
+    def _rows_for(self, address: int) -> list[_Row]:
+        """The merged rows of every decoded unit, after decoding the units that may cover `address`."""
+        wanted = [
+            unit
+            for unit in self._line_units()
+            if unit.offset not in self._decoded and (not unit.ranges or unit.contains(address))
+        ]
+        if wanted:
+            dwarf = self._dwarf_info()
+            added: list[_Row] = []
+            for unit in wanted:
+                self._decoded.add(unit.offset)
+                try:
+                    added.extend(_unit_rows(dwarf, unit.unit))
+                except Exception as error:
+                    self.error = f"unreadable DWARF line table ({error})"
+            if added:
+                self._rows = sorted(self._rows + added, key=_row_order)
+                self._row_addresses = [row.address for row in self._rows]
+        return self._rows
 
     def _scope_chain(self, address: int) -> list[_Scope]:
         if self._scopes is None:
             self._scopes = []
             dwarf = self._dwarf_info()
-            if dwarf is not None and self._line_rows():
+            if dwarf is not None and self.available:
                 try:
                     for unit in dwarf.iter_CUs():
                         self._scopes.extend(_unit_scopes(dwarf, unit))
@@ -139,6 +169,46 @@ class DebugInfo:
                 return chain
             chain.append(inner)
             scopes = inner.children
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """A compilation unit and the addresses it covers (empty: unknown, so it is decoded for any address)."""
+
+    offset: int
+    unit: Any = field(compare=False)
+    ranges: tuple[tuple[int, int], ...]
+    has_lines: bool
+
+    def contains(self, address: int) -> bool:
+        return any(low <= address < high for low, high in self.ranges)
+
+
+def _row_order(row: _Row) -> tuple[int, bool]:
+    return (row.address, not row.end_sequence)
+
+
+def _units_with_ranges(dwarf: Any) -> list[_Unit]:
+    aranges = _aranges_by_unit(dwarf)
+    units = []
+    for unit in dwarf.iter_CUs():
+        top = unit.get_top_DIE()
+        ranges = aranges.get(unit.cu_offset) or _ranges(dwarf, unit, top)
+        has_lines = "DW_AT_stmt_list" in top.attributes
+        units.append(_Unit(unit.cu_offset, unit, ranges, has_lines))
+    return units
+
+
+def _aranges_by_unit(dwarf: Any) -> dict[int, tuple[tuple[int, int], ...]]:
+    """CU offset -> its .debug_aranges address ranges (clang emits the section only with -gdwarf-aranges)."""
+    aranges = dwarf.get_aranges()
+    if aranges is None:
+        return {}
+    by_unit: dict[int, list[tuple[int, int]]] = {}
+    for entry in aranges.entries:
+        if entry.length > 0:
+            by_unit.setdefault(entry.info_offset, []).append((entry.begin_addr, entry.begin_addr + entry.length))
+    return {offset: tuple(ranges) for offset, ranges in by_unit.items()}
 
 
 def _unit_rows(dwarf: Any, unit: Any) -> list[_Row]:
