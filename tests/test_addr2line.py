@@ -243,3 +243,52 @@ def test_line_tables_are_decoded_only_for_the_units_asked_about():
     assert eager.decoded_units > 3
     assert lazy_answers == [eager.location(address) for address in asked]
     assert any(answer is not None for answer in lazy_answers)
+
+
+def _pyelftools_and_our_rows(library: Path) -> tuple[list, list]:
+    import elftools.elf.elffile as elffile
+
+    from hexlint.elf.dwarf import line_program_rows
+
+    dwarf = elffile.ELFFile(io.BytesIO(library.read_bytes())).get_dwarf_info()
+    theirs, ours = [], []
+    for unit in dwarf.iter_CUs():
+        program = dwarf.line_program_for_CU(unit)
+        for entry in program.get_entries():
+            if entry.state is not None:
+                state = entry.state
+                theirs.append((state.address, state.file, state.line, state.column, bool(state.end_sequence)))
+        data = program.stream.getvalue()
+        start, end = program.program_start_offset, program.program_end_offset
+        ours += line_program_rows(data, start, end, program.header, unit["address_size"])
+    return theirs, ours
+
+
+@pytest.mark.parametrize("dwarf_version", [4, 5])
+def test_our_line_program_decoder_gives_pyelftools_rows(tmp_path, dwarf_version):
+    theirs, ours = _pyelftools_and_our_rows(DEBUG_CORE)
+    assert len(theirs) > 1000
+    assert ours == theirs
+    library = build_library(tmp_path, INLINED, extra=("-g", f"-gdwarf-{dwarf_version}", "-O2"))
+    theirs, ours = _pyelftools_and_our_rows(library)
+    assert theirs and ours == theirs
+
+
+def test_a_corrupt_line_program_gives_no_lines_and_no_traceback(tmp_path):
+    import elftools.elf.elffile as elffile
+
+    raw = bytearray(DEBUG_CORE.read_bytes())
+    dwarf = elffile.ELFFile(io.BytesIO(bytes(raw))).get_dwarf_info()
+    section_offset = elffile.ELFFile(io.BytesIO(bytes(raw))).get_section_by_name(".debug_line")["sh_offset"]
+    for unit in dwarf.iter_CUs():
+        program = dwarf.line_program_for_CU(unit)
+        start, end = program.program_start_offset, program.program_end_offset
+        # an extended opcode whose LEB128 length never ends runs off the section
+        raw[section_offset + start : section_offset + end] = b"\x00" + b"\xff" * (end - start - 1)
+    corrupt = tmp_path / "corrupt.so"
+    corrupt.write_bytes(bytes(raw))
+    image = load_elf(corrupt)
+    debug = DebugInfo(image)
+    function = max(image.functions, key=lambda symbol: symbol.size)
+    assert debug.location(function.address) is None  # the opcodes are gone, the audit goes on without lines
+    assert debug.frames(function.address)[0].location is None
