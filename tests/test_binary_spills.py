@@ -197,3 +197,40 @@ def test_hx201_advice_depends_on_calls_in_the_spilling_loop():
         messages.append(finding.message)
     assert "preserved across a call" in messages[0] and "0 stores, 1 reload" in messages[0]
     assert "fewer vectors live" in messages[1] and "1 round trip" in messages[1]
+
+
+def test_a_masked_store_and_its_scalar_reads_in_a_loop_are_a_stack_buffer_not_spills():
+    # softmax's reduction: r2 = sp + 640; in the loop `if (!q0) vmem(r2+#0) = v0` then `r0 = memw(r29+#640)`
+    masked = store(0x200, "r2", 0)
+    masked = insn(0x200, "if (!q0) vmem(r2+#0) = v0", memory=masked.memory, is_hvx=True, conditional=True)
+    packets = [
+        packet(0x100, add_imm(0x100, "r2", "r29", 640), loop_setup(0x104, 0x200)),
+        packet(0x200, masked),
+        packet(0x204, load(0x204, "r29", 640, "r0", vector=False)),
+        packet(0x208, load(0x208, "r29", 644, "r1", vector=False)),
+        packet(0x20C, store(0x20C, "r29", 256), endloop=frozenset({0})),  # a real spill next to the buffer
+        packet(0x210, ret(0x210)),
+    ]
+    function = audit(packets)
+    reasons = {access.address: access.buffer_reason for access in function.stack_accesses}
+    assert reasons == {0x200: "predicated store", 0x204: "predicated store", 0x208: "predicated store", 0x20C: None}
+    assert function.inloop_vector_spills == 1
+    assert function.inloop_scalar_spills == 0
+    assert function.array_accesses == 3
+    (loop,) = function.loops
+    assert (loop.vector_spill_stores, loop.scalar_reloads, loop.array_accesses) == (1, 0, 3)
+
+
+def test_the_same_slot_used_for_a_scalar_and_a_vector_spill_stays_a_spill_slot():
+    # stack-slot colouring: r29+#512 holds a word in one loop and a vector in another; nothing is predicated
+    packets = [
+        packet(0x100, loop_setup(0x100, 0x200)),
+        packet(0x200, store(0x200, "r29", 512, "r3", vector=False)),
+        packet(0x204, load(0x204, "r29", 512, "r3", vector=False), endloop=frozenset({0})),
+        packet(0x208, loop_setup(0x208, 0x300)),
+        packet(0x300, store(0x300, "r29", 512)),
+        packet(0x304, load(0x304, "r29", 512), endloop=frozenset({0})),
+        packet(0x308, ret(0x308)),
+    ]
+    function = audit(packets)
+    assert (function.inloop_scalar_spills, function.inloop_vector_spills, function.array_accesses) == (2, 2, 0)

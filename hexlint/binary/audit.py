@@ -11,7 +11,9 @@ stack-derived but with an *unknown* offset. Then:
 - constant frame offset (`vmem(r29+#3)`, `memw(r30+#-8)`, or through `r2 = add(r29,#256)`) -> a **spill slot** access;
   a store is a spill, a load a reload; a slot stored and reloaded inside the same loop is a round trip;
 - unknown offset or register index (`vmem(r2+#0)` where r2 moves with a loop index, `memw(r29+r3<<#2)`) -> an **array**
-  access: the function's own stack array (`HVX_Vector acc[40]` indexed in a loop), not a spill.
+  access: the function's own stack array (`HVX_Vector acc[40]` indexed in a loop), not a spill;
+- a constant-offset slot written by a predicated or masked store, and every access overlapping it, is a stack buffer
+  (`buffer_reason`): the register allocator never spills with a predicated store.
 Limits: a local array indexed only with constants after full unrolling looks like spill slots (the compiler did put
 those values in memory, so they cost the same); a derived register whose redefinition the decoder cannot see (an
 instruction it decodes only to class and length) keeps its old meaning; calls kill the caller-saved r0-r15 and r28.
@@ -25,8 +27,8 @@ import functools
 import gc
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from itertools import islice
 from operator import attrgetter, lt
 from typing import TYPE_CHECKING, Any
@@ -77,12 +79,14 @@ class StackAccess:
     is_store: bool
     is_vector: bool
     size: int
-    slot: tuple[str, int] | None  # (r29|r30, frame offset); None = array access
+    slot: tuple[str, int] | None  # (r29|r30, frame offset); None = array access (offset unknown)
     loop: int | None  # header of the innermost loop, None = frame set-up / straight-line code
+    is_predicated: bool = False  # `if (p0) memw(...)`, `if (!q0) vmem(...)`: never how a register is spilled
+    buffer_reason: str | None = None  # why a constant-offset access is a stack buffer, not a spill slot
 
     @property
     def is_spill(self) -> bool:
-        return self.slot is not None
+        return self.slot is not None and self.buffer_reason is None
 
 
 @dataclass(frozen=True)
@@ -436,7 +440,7 @@ def audit_function(
         )
         for index, instruction in facts.doubles
     ]
-    stack_accesses = _stack_accesses_from_facts(cfg, facts, loop_of)
+    stack_accesses = mark_stack_buffers(_stack_accesses_from_facts(cfg, facts, loop_of))
     loops = _loop_audits(cfg, stack_accesses, calls, doubles)
     return FunctionAudit(
         name=symbol.name,
@@ -492,7 +496,7 @@ def _stack_accesses(cfg: FunctionCfg, seeds: set[int] | None = None) -> list[Sta
         state = entry_states.get(block.start, {})
         loop = cfg.innermost_loop_by_block.get(block.start)
         accesses += _block_accesses(cfg, block, state, seeds, loop)
-    return sorted(accesses, key=lambda access: (access.address, access.text))
+    return mark_stack_buffers(sorted(accesses, key=lambda access: (access.address, access.text)))
 
 
 def _block_accesses(
@@ -541,6 +545,56 @@ def _stack_accesses_from_facts(
 
 _ACCESS_ORDER = attrgetter("address", "text")
 
+PREDICATED_STORE = "predicated store"
+
+
+def mark_stack_buffers(accesses: list[StackAccess]) -> list[StackAccess]:
+    """Constant-offset accesses that are a stack buffer's, not a spill slot's.
+
+    The register allocator never spills with a predicated or masked store (`if (!q0) vmem(r2+#0) = v0`): a group of
+    overlapping slots (same base, byte ranges overlapping transitively) that such a store writes is a buffer, e.g. a
+    reduction extracted through a temporary (`r0 = memw(r29+#640)` after the masked store), and every access to it
+    is an array access. Width alone decides nothing: stack-slot colouring reuses one slot for a scalar spill in one
+    part of a function and a vector spill in another (upstream's glu_swiglu does)."""
+    by_base: dict[str, list[StackAccess]] = {}
+    for access in accesses:
+        if access.slot is not None:
+            by_base.setdefault(access.slot[0], []).append(access)
+    reasons: dict[int, str] = {}  # id(access) -> reason
+    for group in by_base.values():
+        for cluster in _overlapping_clusters(group):
+            reason = _buffer_reason(cluster)
+            if reason is not None:
+                for access in cluster:
+                    reasons[id(access)] = reason
+    if not reasons:
+        return accesses
+    return [
+        replace(access, buffer_reason=reasons[id(access)]) if id(access) in reasons else access for access in accesses
+    ]
+
+
+def _overlapping_clusters(accesses: list[StackAccess]) -> Iterator[list[StackAccess]]:
+    """Accesses grouped by overlapping byte ranges [offset, offset + size), transitively."""
+    ordered = sorted(accesses, key=lambda access: access.slot[1])  # type: ignore[index]
+    cluster: list[StackAccess] = []
+    cluster_end = None
+    for access in ordered:
+        low = access.slot[1]  # type: ignore[index]
+        if cluster and cluster_end is not None and low >= cluster_end:
+            yield cluster
+            cluster = []
+        cluster_end = low + access.size if not cluster else max(cluster_end or 0, low + access.size)
+        cluster.append(access)
+    if cluster:
+        yield cluster
+
+
+def _buffer_reason(cluster: list[StackAccess]) -> str | None:
+    if any(access.is_predicated and access.is_store for access in cluster):
+        return PREDICATED_STORE
+    return None
+
 
 def _direct_accesses(
     direct: list[tuple[int, Instruction]], packets: tuple[Packet, ...], loop_of: Sequence[int | None]
@@ -564,6 +618,7 @@ def _direct_accesses(
                 "size": memory.size,
                 "slot": None if offset is None or memory.post_increment else (memory.base, offset),
                 "loop": loop_of[index],
+                "is_predicated": instruction.conditional,
             },
         )
         accesses.append(access)
@@ -606,6 +661,7 @@ def _classify(instruction: Instruction, state: dict[str, Derived], packet_addres
             "size": memory.size,
             "slot": slot,
             "loop": loop,
+            "is_predicated": instruction.conditional,
         },
     )
 
@@ -766,7 +822,7 @@ def _loop_audits(
     for access in accesses:
         if access.loop is None:
             continue
-        if access.slot is None:
+        if not access.is_spill:
             for header in chains[access.loop]:
                 counts[header][_ARRAY] += 1
             continue

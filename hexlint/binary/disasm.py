@@ -115,6 +115,11 @@ def _annotations(function: FunctionAudit) -> dict[int, list[str]]:
         kind = "vector" if access.is_vector else "scalar"
         if access.slot is None:
             notes[access.address].append(f"stack array {'store' if access.is_store else 'load'}")
+        elif access.buffer_reason is not None:
+            where = f"{access.slot[0]}+#{access.slot[1]}"
+            notes[access.address].append(
+                f"stack buffer {'store' if access.is_store else 'load'} {where} ({access.buffer_reason})"
+            )
         else:
             slot = f"{access.slot[0]}+#{access.slot[1]}"
             if access.loop is not None:
