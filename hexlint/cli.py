@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hexlint import __version__, registry
-from hexlint.baseline import BaselineError
 from hexlint.config import ARCHITECTURES, CONTEXT_MODES, Config, ConfigError, load_config
 from hexlint.core import Rule
 from hexlint.discover import DiscoveryError, is_binary, is_source
@@ -353,6 +352,14 @@ def _dispatch(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     return run_lint(arguments, stdout, stderr)
 
 
+def _input_errors() -> tuple[type[Exception], ...]:
+    """The errors that are the user's to fix (exit 2, one line). Evaluated only when an exception is matched, so the
+    baseline module loads only for a run that may raise its error."""
+    from hexlint.baseline import BaselineError
+
+    return (UsageError, ConfigError, DiscoveryError, BaselineError, InputError)
+
+
 def _bytes_faithful(stream: TextIO) -> TextIO:
     """The console stream, printing a file name that is not UTF-8 as its own bytes instead of failing on it."""
     reconfigure = getattr(stream, "reconfigure", None)
@@ -369,7 +376,9 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     verbose = "-v" in argv or "--verbose" in argv
     try:
         return _dispatch(argv, stdout, stderr)
-    except (UsageError, ConfigError, DiscoveryError, BaselineError, InputError) as error:
+    except SystemExit as exit_request:  # --help and --version
+        return exit_request.code if isinstance(exit_request.code, int) else EXIT_CLEAN
+    except _input_errors() as error:
         stderr.write(f"hexlint: error: {error}\n")
         return EXIT_ERROR
     except InternalError as error:
@@ -379,8 +388,6 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             traceback.print_exception(error.__cause__ or error, file=stderr)
         stderr.write(f"hexlint: {error}\n")
         return EXIT_ERROR
-    except SystemExit as exit_request:  # --help and --version
-        return exit_request.code if isinstance(exit_request.code, int) else EXIT_CLEAN
     except KeyboardInterrupt:
         stderr.write("hexlint: interrupted\n")
         return 130

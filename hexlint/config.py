@@ -195,6 +195,17 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
 
 
+def _mentions_hexlint(path: Path) -> bool:
+    """Whether a file could hold hexlint settings at all: most pyproject.toml files on the way up configure other
+    tools, and are passed over without being parsed (a `tool.hexlint` key contains the word unless spelled with
+    \\u escapes)."""
+    try:
+        with open(path, "rb") as handle:
+            return b"hexlint" in handle.read()
+    except OSError:
+        return True  # let the parse report what is wrong with it
+
+
 def _hexlint_table(path: Path) -> dict[str, Any] | None:
     """The hexlint settings a file holds, or None when a pyproject.toml has no [tool.hexlint]."""
     document = _read_toml(path)
@@ -228,7 +239,7 @@ def find_config_file(start: Path) -> Path | None:
         if hexlint_toml.is_file():
             return hexlint_toml
         pyproject = candidate_dir / "pyproject.toml"
-        if pyproject.is_file() and _hexlint_table(pyproject) is not None:
+        if pyproject.is_file() and _mentions_hexlint(pyproject) and _hexlint_table(pyproject) is not None:
             return pyproject
     return None
 

@@ -21,14 +21,16 @@ from hexlint import registry
 from hexlint.config import Config, ignored_codes_for, path_matches_glob, rule_options
 from hexlint.core import Diagnostic, Fix, Related, Rule, Severity, Source, Span
 from hexlint.discover import DiscoveryError, discover, is_translation_unit
-from hexlint.suppress import UNUSED_SUPPRESSION, Suppression, apply_suppressions, find_suppressions
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from hexlint.suppress import Suppression
+
 PARSE_ERROR = "HX002"
+UNUSED_SUPPRESSION = "HX001"  # hexlint.suppress.UNUSED_SUPPRESSION: that module loads only for files with directives
 MAX_FIX_PASSES = 10
 # Rules with `scope = "project"` in their document (facts spanning files: host writes vs kernel reads, dispatch tables,
 # workers and trace helpers elsewhere) see the rest of the tree as context in a partial run.
@@ -525,7 +527,9 @@ def _suppressions_in(paths: Iterable[str], cache: _FileCache) -> list[Suppressio
             continue
         seen.add(key)
         data = cache.read(path)
-        if data is not None:
+        if data is not None and b"hexlint" in data:  # most files have no directive: the lexer is not even imported
+            from hexlint.suppress import find_suppressions
+
             found.extend(find_suppressions(Source(path, data)))
     return found
 
@@ -633,12 +637,16 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
         return frozenset(code for code in ran_on_sources if not _code_ignored_for(path, code, config))
 
     suppressions = _suppressions_in([*sources, *(diagnostic.span.path for diagnostic in kept)], cache)
-    result = apply_suppressions(kept, suppressions, active_codes_for, key=path_key)
-    reported = list(result.kept)
+    reported, suppressed, problems = kept, (), ()
+    if suppressions:
+        from hexlint.suppress import apply_suppressions
+
+        result = apply_suppressions(kept, suppressions, active_codes_for, key=path_key)
+        reported, suppressed, problems = list(result.kept), result.suppressed, result.problems
     if UNUSED_SUPPRESSION in enabled_codes:
         reported += [
             normalize_paths(problem)
-            for problem in result.problems
+            for problem in problems
             if not _code_ignored_for(problem.span.path, UNUSED_SUPPRESSION, config)
         ]
     baselined: list[Diagnostic] = []
@@ -649,7 +657,7 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
         reported, baselined = baseline_module.filter_baseline(reported, recorded, settings.baseline.parent)
     outcome = _Pass(
         diagnostics=reported,
-        suppressed=result.suppressed,
+        suppressed=suppressed,
         baselined=tuple(baselined),
         sources=sources,
         binary_report=binary_report,

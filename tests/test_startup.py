@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from hexlint import cli, engine, registry
 from hexlint.c import index
-from hexlint.config import Config, rule_options
+from hexlint.config import Config, ConfigError, rule_options
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -272,3 +272,50 @@ def test_help_width_is_the_one_shutil_gives(monkeypatch: pytest.MonkeyPatch, col
     else:
         monkeypatch.setenv("COLUMNS", columns)
     assert cli.terminal_columns() == shutil.get_terminal_size().columns
+
+
+def test_a_pyproject_of_other_tools_is_passed_over_unparsed(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.ruff]\nline-length = "not [valid\n')  # broken, and not ours
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "macro.h").write_text("#define TWO(x) \\\n    ((x) + (x))\n")
+    loaded = run_python(
+        "import io; from hexlint.cli import main; "
+        f"status = main(['--select', 'HX110,HX111', '-q', {str(tree)!r}], stdout=io.StringIO()); " + LOADED,
+        cwd=tmp_path,
+    )
+    assert loaded["status"] == 0
+    assert "tomllib" not in loaded["modules"]
+
+
+def test_a_pyproject_that_mentions_hexlint_is_still_read(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.hexlint]\nselect = ["HX110"]\n')
+    from hexlint.config import find_config_file, load_config
+
+    assert find_config_file(tmp_path) == tmp_path / "pyproject.toml"
+    assert load_config(None, tmp_path).select == ("HX110",)
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "hexlint-plugin"\n[tool.hexlint\n')
+    with pytest.raises(ConfigError, match="invalid TOML"):
+        load_config(None, tmp_path)
+
+
+def test_suppress_and_baseline_load_only_when_a_file_has_a_directive(tmp_path: Path) -> None:
+    (tmp_path / "clean.h").write_text("#define TWO(x) \\\n    ((x) + (x))\n")
+    code = (
+        "import io; from hexlint.cli import main; "
+        f"status = main(['--select', 'HX110,HX111,HX001', '-q', {str(tmp_path)!r}], stdout=io.StringIO()); " + LOADED
+    )
+    loaded = run_python(code, cwd=tmp_path)
+    assert loaded["status"] == 0
+    assert "hexlint.suppress" not in loaded["modules"]
+    assert "hexlint.baseline" not in loaded["modules"]
+    (tmp_path / "directive.h").write_text("int x;  // hexlint: ignore[HX110] nothing to suppress here\n")
+    loaded = run_python(code, cwd=tmp_path)
+    assert loaded["status"] == 1  # the unused suppression is reported
+    assert "hexlint.suppress" in loaded["modules"]
+
+
+def test_engine_and_suppress_agree_on_the_unused_suppression_code() -> None:
+    from hexlint import suppress
+
+    assert engine.UNUSED_SUPPRESSION == suppress.UNUSED_SUPPRESSION
