@@ -234,3 +234,45 @@ def test_the_same_slot_used_for_a_scalar_and_a_vector_spill_stays_a_spill_slot()
     ]
     function = audit(packets)
     assert (function.inloop_scalar_spills, function.inloop_vector_spills, function.array_accesses) == (2, 2, 0)
+
+
+def test_stores_to_the_frame_bottom_before_a_call_in_a_loop_are_call_arguments():
+    # hmx_queue_free: `memw(r29+#0) = r20; memw(r29+#8) = r0` then a varargs logging call, in a loop, never reloaded
+    packets = [
+        packet(0x100, loop_setup(0x100, 0x200)),
+        packet(0x200, store(0x200, "r29", 0, "r20", vector=False), store(0x204, "r29", 8, "r0", vector=False)),
+        packet(0x208, call(0x208, 0x1000)),
+        packet(0x20C, store(0x20C, "r29", 64, "r3", vector=False)),  # a real spill: reloaded after the call
+        packet(0x210, call(0x210, 0x1000)),
+        packet(0x214, load(0x214, "r29", 64, "r3", vector=False), endloop=frozenset({0})),
+        packet(0x218, ret(0x218)),
+    ]
+    function = audit(packets)
+    reasons = {access.address: access.buffer_reason for access in function.stack_accesses}
+    assert reasons == {0x200: "call argument", 0x204: "call argument", 0x20C: None, 0x214: None}
+    assert function.inloop_scalar_spills == 2
+
+
+def test_a_never_reloaded_store_after_the_last_call_of_its_block_stays_a_spill():
+    # the store follows the call in its block: no call consumes it, so it is not an argument
+    packets = [
+        packet(0x100, loop_setup(0x100, 0x200)),
+        packet(0x200, call(0x200, 0x1000)),
+        packet(0x204, store(0x204, "r29", 0, "r20", vector=False), endloop=frozenset({0})),
+        packet(0x208, ret(0x208)),
+    ]
+    function = audit(packets)
+    assert [access.buffer_reason for access in function.stack_accesses] == [None]
+    assert function.inloop_scalar_spills == 1
+
+
+def test_a_frame_pointer_slot_before_a_call_is_not_an_argument():
+    # outgoing arguments live at the bottom of the frame, addressed from SP; an FP-based slot is the caller's own
+    packets = [
+        packet(0x100, loop_setup(0x100, 0x200)),
+        packet(0x200, store(0x200, "r30", -8, "r2", vector=False)),
+        packet(0x204, call(0x204, 0x1000), endloop=frozenset({0})),
+        packet(0x208, ret(0x208)),
+    ]
+    function = audit(packets)
+    assert function.inloop_scalar_spills == 1

@@ -440,7 +440,9 @@ def audit_function(
         )
         for index, instruction in facts.doubles
     ]
-    stack_accesses = mark_stack_buffers(_stack_accesses_from_facts(cfg, facts, loop_of))
+    call_packets = [index for index, instruction in facts.calls if instruction.branch in ("call", "callr")]
+    call_blocks = _call_blocks(cfg, call_packets)
+    stack_accesses = mark_stack_buffers(_stack_accesses_from_facts(cfg, facts, loop_of), call_blocks)
     loops = _loop_audits(cfg, stack_accesses, calls, doubles)
     return FunctionAudit(
         name=symbol.name,
@@ -496,7 +498,26 @@ def _stack_accesses(cfg: FunctionCfg, seeds: set[int] | None = None) -> list[Sta
         state = entry_states.get(block.start, {})
         loop = cfg.innermost_loop_by_block.get(block.start)
         accesses += _block_accesses(cfg, block, state, seeds, loop)
-    return mark_stack_buffers(sorted(accesses, key=lambda access: (access.address, access.text)))
+    call_packets = [
+        index
+        for index, packet in enumerate(cfg.packets)
+        if any(instruction.branch in ("call", "callr") for instruction in packet.instructions)
+    ]
+    ordered = sorted(accesses, key=lambda access: (access.address, access.text))
+    return mark_stack_buffers(ordered, _call_blocks(cfg, call_packets))
+
+
+def _call_blocks(cfg: FunctionCfg, call_packets: Sequence[int]) -> list[tuple[int, int]]:
+    """(start of its basic block, packet address) of each call packet, in address order."""
+    if not call_packets or not cfg.blocks:
+        return []
+    firsts = [block.first_packet for block in cfg.blocks]
+    result = []
+    for index in sorted(set(call_packets)):
+        number = bisect_right(firsts, index) - 1
+        if number >= 0 and index <= cfg.blocks[number].last_packet:
+            result.append((cfg.blocks[number].start, cfg.packets[index].address))
+    return result
 
 
 def _block_accesses(
@@ -548,22 +569,28 @@ _ACCESS_ORDER = attrgetter("address", "text")
 PREDICATED_STORE = "predicated store"
 
 
-def mark_stack_buffers(accesses: list[StackAccess]) -> list[StackAccess]:
-    """Constant-offset accesses that are a stack buffer's, not a spill slot's.
+CALL_ARGUMENT = "call argument"
+
+
+def mark_stack_buffers(accesses: list[StackAccess], call_blocks: Sequence[tuple[int, int]] = ()) -> list[StackAccess]:
+    """Constant-offset accesses that are a stack buffer's or a call's arguments, not a spill slot's.
 
     The register allocator never spills with a predicated or masked store (`if (!q0) vmem(r2+#0) = v0`): a group of
     overlapping slots (same base, byte ranges overlapping transitively) that such a store writes is a buffer, e.g. a
     reduction extracted through a temporary (`r0 = memw(r29+#640)` after the masked store), and every access to it
     is an array access. Width alone decides nothing: stack-slot colouring reuses one slot for a scalar spill in one
-    part of a function and a vector spill in another (upstream's glu_swiglu does)."""
+    part of a function and a vector spill in another (upstream's glu_swiglu does).
+    `call_blocks`: (block start, call packet address) of every call. A store to SP-based slots that nothing in the
+    function ever loads, made in the block of a later call, is that call's stack argument (varargs of a logging
+    call): a spill store is always reloaded."""
     by_base: dict[str, list[StackAccess]] = {}
     for access in accesses:
         if access.slot is not None:
             by_base.setdefault(access.slot[0], []).append(access)
     reasons: dict[int, str] = {}  # id(access) -> reason
-    for group in by_base.values():
+    for base, group in by_base.items():
         for cluster in _overlapping_clusters(group):
-            reason = _buffer_reason(cluster)
+            reason = _buffer_reason(cluster, base, call_blocks)
             if reason is not None:
                 for access in cluster:
                     reasons[id(access)] = reason
@@ -590,10 +617,26 @@ def _overlapping_clusters(accesses: list[StackAccess]) -> Iterator[list[StackAcc
         yield cluster
 
 
-def _buffer_reason(cluster: list[StackAccess]) -> str | None:
+def _buffer_reason(cluster: list[StackAccess], base: str, call_blocks: Sequence[tuple[int, int]]) -> str | None:
     if any(access.is_predicated and access.is_store for access in cluster):
         return PREDICATED_STORE
+    only_stores = all(access.is_store for access in cluster)
+    if base == "r29" and call_blocks and only_stores and all(_before_a_call(access, call_blocks) for access in cluster):
+        return CALL_ARGUMENT
     return None
+
+
+def _before_a_call(access: StackAccess, call_blocks: Sequence[tuple[int, int]]) -> bool:
+    return _stored_before_a_call(access.packet_address, call_blocks)
+
+
+def _stored_before_a_call(packet_address: int, call_blocks: Sequence[tuple[int, int]]) -> bool:
+    """A call at or after `packet_address` in the same basic block (call_blocks sorted by call address)."""
+    position = bisect_left(call_blocks, packet_address, key=lambda item: item[1])
+    if position == len(call_blocks):
+        return False
+    block_start, _ = call_blocks[position]
+    return block_start <= packet_address
 
 
 def _direct_accesses(
