@@ -217,3 +217,26 @@ def test_decoding_only_the_filtered_functions_gives_the_same_facts():
         assert function.calls == reference.calls
         assert function.loops == reference.loops
         assert function.hvx_instructions == reference.hvx_instructions
+
+
+LIBM = """
+double log2(double);
+double floor(double);
+float log2f(float);
+
+float octaves(const float *x, float *out, int n) {
+    float s = 0.0f;
+    for (int i = 0; i < n; i++) out[i] = (float)log2(x[i]);  /* double libm call in the loop */
+    s += (float)floor(x[0]);                                   /* and one outside */
+    return s + log2f(x[1]);                                    /* the float one is fine */
+}
+"""
+
+
+def test_double_precision_libm_calls_through_the_plt_are_promotions(tmp_path):
+    library = build_library(tmp_path, LIBM, extra=("-fno-builtin",))
+    function = audit_image(load_elf(library)).function("octaves")
+    promoted = {(call.helper, call.loop is not None) for call in function.calls if call.is_promotion}
+    assert promoted == {("floor", False), ("log2", True)}  # the loop is unrolled: several log2 calls, all in it
+    assert any(call.helper == "log2f" and not call.is_promotion for call in function.calls)
+    assert function.inloop_promotions >= 1

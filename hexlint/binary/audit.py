@@ -66,6 +66,54 @@ class AuditSettings:
         "__udivmod*",
         "__div[sdt]f3",
     )
+    # libm's double-precision functions (the names without the `f` suffix): a call promotes its float argument
+    double_math_functions: tuple[str, ...] = (
+        "acos",
+        "acosh",
+        "asin",
+        "asinh",
+        "atan",
+        "atan2",
+        "atanh",
+        "cbrt",
+        "ceil",
+        "cos",
+        "cosh",
+        "erf",
+        "erfc",
+        "exp",
+        "exp2",
+        "expm1",
+        "fdim",
+        "floor",
+        "fma",
+        "fmax",
+        "fmin",
+        "fmod",
+        "frexp",
+        "hypot",
+        "ldexp",
+        "lgamma",
+        "log",
+        "log10",
+        "log1p",
+        "log2",
+        "logb",
+        "modf",
+        "nearbyint",
+        "pow",
+        "remainder",
+        "rint",
+        "round",
+        "scalbn",
+        "sin",
+        "sinh",
+        "sqrt",
+        "tan",
+        "tanh",
+        "tgamma",
+        "trunc",
+    )
     dma_pattern: str = r"^dma_queue_|^dma_worker|_dma_worker$"
     # Functions that ARE the runtime helpers are not audited for promotions/divisions (they implement them).
     skip_helper_functions: bool = True
@@ -222,6 +270,7 @@ def settings_from_options(options_by_code: Mapping[str, Mapping[str, Any]]) -> A
     dma = options_by_code.get("HX205", {})
     return AuditSettings(
         promotion_helpers=tuple(promotion.get("helpers", defaults.promotion_helpers)),
+        double_math_functions=tuple(promotion.get("double_math_functions", defaults.double_math_functions)),
         division_helpers=tuple(division.get("helpers", defaults.division_helpers)),
         dma_pattern=str(dma.get("dma_pattern", defaults.dma_pattern)),
     )
@@ -404,7 +453,9 @@ def audit_function(
 ) -> FunctionAudit:
     """The facts of one function: one pass over its instructions, its CFG, then only the instructions that matter."""
     packets = tuple(packets)
-    promotion, division = settings.promotion_helpers, settings.division_helpers
+    # exact libm names are fnmatch patterns too: one union pattern decides both kinds of promotion call
+    promotion = settings.promotion_helpers + settings.double_math_functions
+    division = settings.division_helpers
     is_helper = settings.skip_helper_functions and matches_any(symbol.name, promotion + division)
     facts = _instruction_facts(packets, symbol.address, symbol.end, is_helper)
     cfg = build_cfg(packets, symbol.address, symbol.end, control=facts.control)
