@@ -148,3 +148,29 @@ def test_a_lint_run_never_modifies_the_library(tmp_path):
     run_hexlint("--spills", "--promotions", "--division", "--strict", str(library))
     run_hexlint("--disasm", "spill_kernel", "--objdump", "none", str(library))
     assert (library.read_bytes(), library.stat().st_mtime_ns) == before
+
+
+def test_table_records_hold_the_text_table_as_data():
+    from hexlint.binary.audit import audit_image
+    from hexlint.binary.table import render_table, table_records
+    from hexlint.elf import load_elf
+
+    audit = audit_image(load_elf(TWINS / "vector_spill.so"))
+    families = ["spills", "promotions", "division"]
+    records = table_records(audit, families, verbose=True)
+    json.dumps(records)  # JSON-ready
+    assert records["library"] == audit.path
+    rows = {record["function"]: record for record in records["functions"]}
+    text_rows = {
+        line.split()[0]: line.split()[1:]
+        for line in render_table(audit, families).splitlines()
+        if line.startswith("  ") and line.split()[0] in rows
+    }
+    assert set(text_rows) == set(rows)
+    for name, cells in text_rows.items():  # the same numbers as the text table, column for column
+        assert [str(rows[name][title]) for title in ("loops", "vspill", "sspill", "trips", "frame", "array")] == cells[
+            :6
+        ]
+    spill_loops = rows["spill_kernel"]["per_loop"]
+    assert spill_loops and sum(loop["vector_spill_stores"] + loop["vector_reloads"] for loop in spill_loops) > 0
+    assert any("vector_spill.c:" in (loop["source"] or "") for loop in spill_loops)

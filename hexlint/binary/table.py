@@ -82,3 +82,40 @@ def render_table(audit: LibraryAudit, families: Iterable[str], verbose: bool = F
         "in one loop, frame = spill-slot accesses outside loops, array = stack-array accesses (not spills)"
     )
     return "\n".join(lines) + "\n"
+
+
+def table_records(audit: LibraryAudit, families: Iterable[str], verbose: bool = False) -> dict[str, object]:
+    """The table as JSON-ready data (what `--format json` can print next to the findings): one record per shown
+    function with the same columns as the text table, and `per_loop` (with DWARF file:line) when `verbose`."""
+    families = set(families)
+    columns = _function_columns(families)
+    functions = []
+    for function in audit.functions:
+        if not _interesting(function):
+            continue
+        record: dict[str, object] = {"function": function.name, "address": function.address, "size": function.size}
+        record.update({title: value(function) for title, value in columns})
+        if verbose:
+            record["per_loop"] = [_loop_record(audit, loop) for loop in function.loops]
+        functions.append(record)
+    return {"library": audit.path, "cpu": audit.image.cpu_name, "notes": list(audit.notes), "functions": functions}
+
+
+def _loop_record(audit: LibraryAudit, loop: LoopAudit) -> dict[str, object]:
+    location = audit.locate(loop.header)
+    return {
+        "header": loop.header,
+        "end": loop.high,
+        "kind": loop.kind,
+        "depth": loop.depth,
+        "vector_spill_stores": loop.vector_spill_stores,
+        "vector_reloads": loop.vector_reloads,
+        "scalar_spill_stores": loop.scalar_spill_stores,
+        "scalar_reloads": loop.scalar_reloads,
+        "round_trips": loop.round_trips,
+        "array_accesses": loop.array_accesses,
+        "promotions": loop.promotions,
+        "divisions": loop.divisions,
+        "calls": loop.calls,
+        "source": f"{location.file}:{location.line}" if location and location.line > 0 else None,
+    }
