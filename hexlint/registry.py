@@ -32,6 +32,13 @@ _SIMPLE_KEY = re.compile(rf"({_BARE_KEY}|\"[^\"\\\x00-\x1f\x7f]*\")[ \t]*=[ \t]*
 # Outside strings nothing but tabs may be a control character; strings with escapes go to tomllib.
 _UNSUPPORTED_TEXT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _AFTER_VALUE = re.compile(r"[ \t]*(?:#.*)?")
+# One scalar or the `[` of an array; the float spelling is JSON's, a subset of TOML's that reads alike in both.
+_SIMPLE_SCALAR = re.compile(
+    r'[ \t]*(?:("[^"\\]*")|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)(?![0-9A-Za-z_.:+-])'
+    r"|(true|false)(?![0-9A-Za-z_-])|(\[))"
+)
+_ARRAY_END = re.compile(r"[ \t]*\]")
+_ARRAY_SEPARATOR = re.compile(r"[ \t]*([,\]])")
 
 
 def _toml(text: str) -> dict[str, Any]:
@@ -62,29 +69,46 @@ class LazyCheck:
         return CHECKS[self.code](*arguments, **keywords)
 
 
-def _is_simple_value(value: Any) -> bool:
-    """What a JSON value must be to mean the same in TOML: no null, no objects (TOML spells tables differently)."""
-    if isinstance(value, list):
-        return all(_is_simple_value(item) for item in value)
-    return isinstance(value, (str, int, float))  # bool is an int
-
-
-def _not_toml(constant: str) -> None:
-    raise ValueError(f"{constant} is JSON, not TOML")
+def _simple_value(line: str, position: int) -> tuple[Any, int]:
+    """The value at `position`: a string without escapes, an integer, a float, true/false or a one-line array of
+    them (a trailing comma allowed, as TOML does); raises ValueError for anything else."""
+    scalar = _SIMPLE_SCALAR.match(line, position)
+    if scalar is None:
+        raise ValueError(line[position:])
+    string, number, boolean, opening = scalar.groups()
+    if string is not None:
+        return string[1:-1], scalar.end()
+    if number is not None:
+        is_float = any(mark in number for mark in ".eE")
+        return (float(number) if is_float else int(number)), scalar.end()
+    if boolean is not None:
+        return boolean == "true", scalar.end()
+    assert opening is not None
+    items: list[Any] = []
+    position = scalar.end()
+    while True:
+        closing = _ARRAY_END.match(line, position)
+        if closing is not None:
+            return items, closing.end()
+        item, position = _simple_value(line, position)
+        items.append(item)
+        separator = _ARRAY_SEPARATOR.match(line, position)
+        if separator is None:
+            raise ValueError(line[position:])
+        position = separator.end()
+        if separator.group(1) == "]":
+            return items, position  # else a comma: the next item, or the `]` after a trailing comma
 
 
 def parse_simple_toml(text: str) -> dict[str, Any] | None:
     """The TOML the rule documents' identities and options are written in, or None for anything else.
 
     The subset: comments, `[table.sub]` headers of bare keys (each table once), and one-line `key = value` with a
-    bare or "quoted" key and a value spelled alike in JSON and TOML: strings without escapes, integers, floats,
-    true/false, and one-line arrays of those. None means "use tomllib": it never guesses at anything else.
+    bare or "quoted" key and a value that is a string without escapes, an integer or float in JSON's spelling (TOML
+    reads those alike), true/false, or a one-line array of them. None means "use tomllib": it never guesses.
     """
     if _UNSUPPORTED_TEXT.search(text):
         return None  # control characters (a CR too): tomllib decides what they mean
-    import json
-
-    decoder = json.JSONDecoder(parse_constant=_not_toml)
     document: dict[str, Any] = {}
     table = document
     defined: set[tuple[str, ...]] = set()
@@ -111,11 +135,10 @@ def parse_simple_toml(text: str) -> dict[str, Any] | None:
             return None
         key = key_match.group(1).strip('"')
         try:
-            value, end = decoder.raw_decode(stripped, key_match.end())
-        except ValueError:
+            value, end = _simple_value(stripped, key_match.end())
+        except (ValueError, RecursionError):
             return None
-        escapes = "\\" in stripped[key_match.end() : end]  # JSON and TOML escapes differ (\/, \U)
-        if escapes or key in table or not _is_simple_value(value) or not _AFTER_VALUE.fullmatch(stripped, end):
+        if key in table or not _AFTER_VALUE.fullmatch(stripped, end):
             return None
         table[key] = value
     return document

@@ -148,6 +148,7 @@ SIMPLE_CASES = [
     ('[options]\npad = 2\nmode = "min"\nnames = ["a", "b"]\nflag = true\n', None),
     ('[options.slots]\n"*.c" = [0, 1]\n[options]\nx = 1.5\n', None),
     ("[ t ] # c\nkey = -3\n", {"t": {"key": -3}}),
+    ('a = [1, [2, "x"], ]\nb = []\nc = [ ]\nd = -0.5e-3\ne = 1E5\nf = "tab\there"\ng = false#c\n', None),
 ]
 
 
@@ -165,7 +166,18 @@ def test_the_subset_means_what_tomllib_means(text: str, expected: dict | None) -
         "a = [\n  1,\n]\n",
         "a = { b = 1 }\n",
         "a = NaN\n",
+        "a = nan\n",
+        "a = inf\n",
         "a = null\n",
+        "a = [1,,2]\n",
+        "a = [,]\n",
+        "a = [1 2]\n",
+        "a = [[1, ], 2\n",
+        "a = 01\n",
+        "a = 1.5.3\n",
+        "a = +1\n",
+        "a = 1.\n",
+        "a = true1\n",
         "a = 1\na = 2\n",
         "[t]\n[t]\n",
         "a = 1\n[a]\n",
@@ -182,9 +194,18 @@ def test_anything_outside_the_subset_is_left_to_tomllib(text: str) -> None:
     assert registry.parse_simple_toml(text) is None
 
 
-@settings(max_examples=400, deadline=None)
-@given(st.text(alphabet="ab_=[]\"#., \n\t01-'\\{}tfrueNn:", max_size=40))
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet="ab_=[]\"#., \n\t015-'\\{}tfrueNn:eE+x", max_size=40))
 def test_the_subset_never_accepts_what_tomllib_rejects_or_reads_otherwise(text: str) -> None:
+    simple = registry.parse_simple_toml(text)
+    if simple is not None:
+        assert tomllib.loads(text) == simple
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet='[]", \t015-.eE+truefalsx_#', max_size=24))
+def test_values_the_subset_reads_are_read_as_tomllib_reads_them(value: str) -> None:
+    text = f"key = {value}\n"
     simple = registry.parse_simple_toml(text)
     if simple is not None:
         assert tomllib.loads(text) == simple

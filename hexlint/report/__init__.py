@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -14,7 +15,11 @@ if TYPE_CHECKING:
     from typing import Any
 
 FORMATS = ("text", "json", "sarif", "github")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@functools.cache
+def _lone_surrogate() -> re.Pattern[str]:
+    return re.compile("[\ud800-\udfff]")  # compiled for the JSON reports only, not at every start-up
 
 
 def dump_json(document: Any) -> str:
@@ -23,7 +28,7 @@ def dump_json(document: Any) -> str:
     import json as _json  # not `json`: hexlint.report.json is the JSON format module; imported only when used
 
     text = _json.dumps(document, indent=2, ensure_ascii=False)
-    return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text) + "\n"
+    return _lone_surrogate().sub(lambda match: f"\\u{ord(match.group()):04x}", text) + "\n"
 
 
 def _plural(count: int, noun: str) -> str:
