@@ -111,3 +111,16 @@ def test_there_are_four_core_builds():
 def test_core_build_is_clean_in_lint_mode(library: Path):
     diagnostics, report = audit_paths([str(library)], arguments(str(library)), {})
     assert not diagnostics and report == ""
+
+
+def test_the_stack_buffer_twin_is_clean_because_its_stack_traffic_is_recognised():
+    # without the predicated-store and call-argument rules these in-loop accesses would count as spills
+    audit = audit_library(str(TWINS / "stack_buffers.so"), settings_from_options(rule_options({}, arguments())))
+    reasons = {
+        function.name: Counter(access.buffer_reason for access in function.stack_accesses if access.loop is not None)
+        for function in audit.functions
+    }
+    assert reasons["legal_masked_reduction"]["predicated store"] >= 2
+    assert set(reasons["legal_masked_reduction"]) == {"predicated store"}
+    assert reasons["legal_log_in_loop"]["call argument"] >= 2
+    assert set(reasons["legal_log_in_loop"]) == {"call argument"}
