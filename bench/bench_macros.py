@@ -14,7 +14,9 @@ Three measurements per tree, each the best of --repeat runs:
   fix       in process, on a fresh copy of the tree each run: compute and write the fixes
   command   end to end, a new Python process each run: `python -m hexlint --select HX110,HX111 -q TREE` and
             `python script -q TREE` (interpreter start and imports included)
-It also reports whether both tools' fixed trees are byte-identical.
+It also reports whether both tools' fixed trees are byte-identical, and, once, where a command's fixed cost goes:
+  start-up  the interpreter alone (`python -c pass`), `import hexlint.cli`, `hexlint --version` (imports and the
+            argument parser), and the upstream script's own imports (its module loaded, main not run)
 """
 
 from __future__ import annotations
@@ -139,6 +141,23 @@ def command_time(repeat: int, command: list[str], cwd: Path, bytecode_cache: Pat
     return best_of(repeat, run)
 
 
+def bench_startup(script: Path | None, repeat: int) -> None:
+    """The fixed cost every command pays before it reads a file, each part in a fresh process."""
+    python = sys.executable
+    parts = [
+        ("python", [python, "-c", "pass"]),
+        ("import hexlint.cli", [python, "-c", "import hexlint.cli"]),
+        ("hexlint --version", [python, "-m", "hexlint", "--version"]),
+    ]
+    if script is not None:
+        loader = "import importlib.util as u, sys; s = u.spec_from_file_location('s', sys.argv[1]); "
+        loader += "s.loader.exec_module(u.module_from_spec(s))"
+        parts.append(("script imports", [python, "-c", loader, str(script)]))
+    with tempfile.TemporaryDirectory() as bytecode_cache:
+        times = [(name, command_time(repeat + 1, command, REPO, Path(bytecode_cache))) for name, command in parts]
+    print("start-up  " + "   ".join(f"{name} {seconds * 1000:.1f} ms" for name, seconds in times))
+
+
 def ratio(theirs: float | None, ours: float) -> str:
     return f"{theirs / ours:6.2f}x" if theirs else "    -  "
 
@@ -238,6 +257,8 @@ def main() -> int:
     if not script:
         print("No upstream script (set HEXLINT_UPSTREAM_ALIGN_SCRIPT or pass --script): timing hexlint alone.")
     print(f"Python {sys.version.split()[0]}, best of {arguments.repeat} runs\n")
+    bench_startup(script, arguments.repeat)
+    print()
     all_identical = True
     for tree in trees:
         if not tree.is_dir():

@@ -180,35 +180,35 @@ def config_from_table(table: Mapping[str, Any], source: Path) -> Config:
     )
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_toml(path: Path, only_if_mentioned: bool = False) -> dict[str, Any] | None:
+    """The parsed file; with `only_if_mentioned`, None without parsing when the file never says `hexlint`: most
+    pyproject.toml files on the way up configure other tools (a `tool.hexlint` key contains the word unless spelled
+    with \\u escapes)."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read configuration: {error.strerror or error}") from None
+    if only_if_mentioned and b"hexlint" not in raw:
+        return None
     if sys.version_info >= (3, 11):  # imported here: a run without a configuration file does not pay for it
         import tomllib
     else:  # pragma: no cover
         import tomli as tomllib
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read configuration: {error.strerror or error}") from None
+        # Newlines translated as a text-mode read does (a lone CR too), so the parse sees what it always saw.
+        return tomllib.loads(raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n"))
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: configuration is not UTF-8") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
 
 
-def _mentions_hexlint(path: Path) -> bool:
-    """Whether a file could hold hexlint settings at all: most pyproject.toml files on the way up configure other
-    tools, and are passed over without being parsed (a `tool.hexlint` key contains the word unless spelled with
-    \\u escapes)."""
-    try:
-        with open(path, "rb") as handle:
-            return b"hexlint" in handle.read()
-    except OSError:
-        return True  # let the parse report what is wrong with it
-
-
-def _hexlint_table(path: Path) -> dict[str, Any] | None:
+def _hexlint_table(path: Path, only_if_mentioned: bool = False) -> dict[str, Any] | None:
     """The hexlint settings a file holds, or None when a pyproject.toml has no [tool.hexlint]."""
-    document = _read_toml(path)
+    document = _read_toml(path, only_if_mentioned)
+    if document is None:
+        return None
     if path.name == "pyproject.toml" or "tool" in document:
         table = document.get("tool", {}).get("hexlint")
         if table is not None and not isinstance(table, dict):
@@ -228,6 +228,12 @@ def load_config_file(path: Path) -> Config:
 
 
 def find_config_file(start: Path) -> Path | None:
+    found = _find_config(start)
+    return found[0] if found is not None else None
+
+
+def _find_config(start: Path) -> tuple[Path, dict[str, Any] | None] | None:
+    """The nearest configuration file and, for a pyproject.toml, the hexlint table it was chosen for (read once)."""
     try:
         directory = start.resolve()
     except (OSError, RuntimeError):  # a symbolic link loop: discovery names it; here search from where it sits
@@ -237,10 +243,12 @@ def find_config_file(start: Path) -> Path | None:
     for candidate_dir in (directory, *directory.parents):
         hexlint_toml = candidate_dir / "hexlint.toml"
         if hexlint_toml.is_file():
-            return hexlint_toml
+            return hexlint_toml, None
         pyproject = candidate_dir / "pyproject.toml"
-        if pyproject.is_file() and _mentions_hexlint(pyproject) and _hexlint_table(pyproject) is not None:
-            return pyproject
+        if pyproject.is_file():
+            table = _hexlint_table(pyproject, only_if_mentioned=True)
+            if table is not None:
+                return pyproject, table
     return None
 
 
@@ -248,8 +256,11 @@ def load_config(explicit: str | Path | None, start: str | Path | None) -> Config
     """The configuration to use: --config if given, else the nearest file above `start` (or cwd), else defaults."""
     if explicit is not None:
         return load_config_file(Path(explicit))
-    found = find_config_file(Path(start) if start is not None else Path.cwd())
-    return load_config_file(found) if found is not None else Config()
+    found = _find_config(Path(start) if start is not None else Path.cwd())
+    if found is None:
+        return Config()
+    path, table = found
+    return config_from_table(table, path) if table is not None else load_config_file(path)
 
 
 def rule_options(rule: Rule, config: Config) -> dict[str, Any]:

@@ -340,3 +340,22 @@ def test_engine_and_suppress_agree_on_the_unused_suppression_code() -> None:
     from hexlint import suppress
 
     assert engine.UNUSED_SUPPRESSION == suppress.UNUSED_SUPPRESSION
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_a_configuration_is_read_once_with_any_newline(
+    tmp_path: Path, newline: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hexlint import config
+
+    (tmp_path / "pyproject.toml").write_bytes(newline.join(["[tool.hexlint]", 'select = ["HX110"]', ""]).encode())
+    opened: list[str] = []
+    real_open = open
+
+    def counting_open(file, *arguments, **keywords):  # type: ignore[no-untyped-def]
+        opened.append(str(file))
+        return real_open(file, *arguments, **keywords)
+
+    monkeypatch.setattr("builtins.open", counting_open)
+    assert config.load_config(None, tmp_path).select == ("HX110",)
+    assert opened.count(str(tmp_path / "pyproject.toml")) == 1
