@@ -240,3 +240,51 @@ def test_double_precision_libm_calls_through_the_plt_are_promotions(tmp_path):
     assert promoted == {("floor", False), ("log2", True)}  # the loop is unrolled: several log2 calls, all in it
     assert any(call.helper == "log2f" and not call.is_promotion for call in function.calls)
     assert function.inloop_promotions >= 1
+
+
+FRAME_ARRAY = """
+#include <hexagon_protos.h>
+#include <hexagon_types.h>
+
+void sortnet(HVX_Vector *out, const HVX_Vector *in, int n, int k) {
+    HVX_Vector V[32];
+    for (int i = 0; i < 32; i++) V[i] = in[i];
+    for (int r = 0; r < n; r++) {
+        for (int i = 0; i < 31; i++) {
+            HVX_Vector a = V[i], b = V[i + 1];
+            V[i] = Q6_Vw_vmin_VwVw(a, b);
+            V[i + 1] = Q6_Vw_vmax_VwVw(a, b);
+        }
+        V[k & 31] = Q6_Vw_vadd_VwVw(V[k & 31], in[r]);
+    }
+    for (int i = 0; i < 32; i++) out[i] = V[i];
+}
+"""
+
+
+def test_constant_offset_accesses_inside_a_dwarf_frame_variable_are_not_spills(tmp_path):
+    from dataclasses import replace
+
+    from hexlint.binary.audit import AuditSettings
+    from hexlint.elf import DebugInfo, FrameObject
+
+    image = load_elf(build_library(tmp_path, FRAME_ARRAY, extra=("-g",)))
+    symbol = next(function for function in image.functions if function.name == "sortnet")
+    assert DebugInfo(image).frame_objects(symbol.address) == (FrameObject("V", "r29", 0, 32 * 128),)
+    without = audit_image(image, replace(AuditSettings(), frame_variables_from_dwarf=False)).function("sortnet")
+    slots_in_v = [access for access in without.spills(vector=True, in_loop=True) if 0 <= access.slot[1] < 4096]
+    assert slots_in_v  # V[k & 31] after unrolling: constant offsets inside V, counted as spills without DWARF
+    with_dwarf = audit_image(image).function("sortnet")
+    assert with_dwarf.inloop_vector_spills == without.inloop_vector_spills - len(slots_in_v)
+    reasons = {access.address: access.buffer_reason for access in with_dwarf.stack_accesses}
+    assert {reasons[access.address] for access in slots_in_v} == {"stack variable `V` (DWARF)"}
+    loop_spills = sum(loop.vector_spills for loop in with_dwarf.loops if loop.depth == 1)
+    assert loop_spills == sum(loop.vector_spills for loop in without.loops if loop.depth == 1) - len(slots_in_v)
+
+
+def test_without_debug_information_there_are_no_frame_objects(tmp_path):
+    from hexlint.elf import DebugInfo
+
+    image = load_elf(build_library(tmp_path, FRAME_ARRAY))
+    symbol = next(function for function in image.functions if function.name == "sortnet")
+    assert DebugInfo(image).frame_objects(symbol.address) == ()

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from hexlint.hexagon.cfg import BasicBlock, FunctionCfg, build_cfg, frozen_instance
 
 if TYPE_CHECKING:  # hexlint.elf imports pyelftools: only a run that audits a binary pays for that import
-    from hexlint.elf import ElfImage, FunctionSymbol, SourceLocation
+    from hexlint.elf import ElfImage, FrameObject, FunctionSymbol, SourceLocation
     from hexlint.hexagon.decode import Instruction, Packet
 
 STACK_BASES = ("r29", "r30")
@@ -115,6 +115,8 @@ class AuditSettings:
         "trunc",
     )
     dma_pattern: str = r"^dma_queue_|^dma_worker|_dma_worker$"
+    # In-loop spill slots inside a variable that DWARF places in the frame are that variable's (HX201 option)
+    frame_variables_from_dwarf: bool = True
     # Functions that ARE the runtime helpers are not audited for promotions/divisions (they implement them).
     skip_helper_functions: bool = True
 
@@ -263,12 +265,16 @@ class LibraryAudit:
 
 
 def settings_from_options(options_by_code: Mapping[str, Mapping[str, Any]]) -> AuditSettings:
-    """Audit settings from the HX203/HX204/HX205 rule options (their TOML [options], possibly overridden)."""
+    """Audit settings from the HX201/HX203/HX204/HX205 rule options (their TOML [options], possibly overridden)."""
     defaults = AuditSettings()
     promotion = options_by_code.get("HX203", {})
     division = options_by_code.get("HX204", {})
     dma = options_by_code.get("HX205", {})
+    vector_spills = options_by_code.get("HX201", {})
     return AuditSettings(
+        frame_variables_from_dwarf=bool(
+            vector_spills.get("frame_variables_from_dwarf", defaults.frame_variables_from_dwarf)
+        ),
         promotion_helpers=tuple(promotion.get("helpers", defaults.promotion_helpers)),
         double_math_functions=tuple(promotion.get("double_math_functions", defaults.double_math_functions)),
         division_helpers=tuple(division.get("helpers", defaults.division_helpers)),
@@ -323,6 +329,8 @@ def _audit_image(
     from hexlint.elf import DebugInfo
 
     debug = DebugInfo(image)
+    if image.has_debug_info and settings.frame_variables_from_dwarf:
+        functions = [_with_frame_objects(function, debug.frame_objects) for function in functions]
     notes = []
     if not image.has_symbols:
         notes.append("no function symbols (stripped): each code section is audited as one function")
@@ -337,6 +345,32 @@ def _audit_image(
         notes=tuple(notes),
         locate=debug.location,
     )
+
+
+def _with_frame_objects(
+    function: FunctionAudit, frame_objects: Callable[[int], tuple[FrameObject, ...]]
+) -> FunctionAudit:
+    """In-loop spill slots that DWARF places inside a variable kept in the frame (`HVX_Vector V[32]` indexed by
+    constants after unrolling) are that variable's accesses, not spills. Only a function with in-loop spill slots
+    asks: decoding a unit's debug information entries costs more than its line table."""
+    if not any(access.is_spill and access.loop is not None for access in function.stack_accesses):
+        return function
+    objects = frame_objects(function.address)
+    if not objects:
+        return function
+    accesses = [_in_frame_object(access, objects) for access in function.stack_accesses]
+    if all(new is old for new, old in zip(accesses, function.stack_accesses, strict=True)):
+        return function
+    loops = _loop_audits(function.cfg, accesses, list(function.calls), list(function.double_operations))
+    return replace(function, stack_accesses=tuple(accesses), loops=loops)
+
+
+def _in_frame_object(access: StackAccess, objects: tuple[FrameObject, ...]) -> StackAccess:
+    if not access.is_spill:
+        return access
+    base, offset = access.slot  # type: ignore[misc]
+    owner = next((item for item in objects if item.overlaps(base, offset, access.size)), None)
+    return access if owner is None else replace(access, buffer_reason=f"stack variable `{owner.name}` (DWARF)")
 
 
 def _decode_code_sections(

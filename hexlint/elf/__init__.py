@@ -4,7 +4,7 @@
 `DebugInfo` (DWARF line table and inlined frames). Every failure becomes `ElfError("path: reason")`.
 """
 
-from hexlint.elf.dwarf import DebugInfo, SourceFrame, SourceLocation
+from hexlint.elf.dwarf import DebugInfo, FrameObject, SourceFrame, SourceLocation
 from hexlint.elf.reader import CodeSection, ElfError, ElfImage, FunctionSymbol, load_elf, read_elf_bytes
 
 __all__ = [
@@ -12,6 +12,7 @@ __all__ = [
     "DebugInfo",
     "ElfError",
     "ElfImage",
+    "FrameObject",
     "FunctionSymbol",
     "SourceFrame",
     "SourceLocation",

@@ -35,6 +35,20 @@ class SourceFrame:
 
 
 @dataclass(frozen=True)
+class FrameObject:
+    """A variable the compiler keeps in the stack frame at one fixed place (a DWARF location `DW_OP_fbreg N` or
+    `DW_OP_bregN`, not a location list): `base` is "r29" (SP) or "r30" (FP), `offset` its first byte from it."""
+
+    name: str
+    base: str
+    offset: int
+    size: int
+
+    def overlaps(self, base: str, offset: int, size: int) -> bool:
+        return base == self.base and offset < self.offset + self.size and self.offset < offset + size
+
+
+@dataclass(frozen=True)
 class _Row:
     address: int
     end_sequence: bool
@@ -69,6 +83,7 @@ class DebugInfo:
         self._rows: list[_Row] = []
         self._row_addresses: list[int] = []
         self._scopes: list[_Scope] | None = None
+        self._frame_objects: dict[int, dict[int, tuple[FrameObject, ...]]] = {}  # unit offset -> low_pc -> objects
         self.error: str | None = None
 
     @property
@@ -100,6 +115,28 @@ class DebugInfo:
             frames.append(SourceFrame(scope.name, location))
             location = scope.call_site
         return tuple(frames)
+
+    def frame_objects(self, function_address: int) -> tuple[FrameObject, ...]:
+        """The variables (inlined callees' included) that the function starting at `function_address` keeps at a
+        fixed place in its frame; decodes the debug information entries of the unit that covers it, once."""
+        for unit in self._line_units():
+            if unit.ranges and not unit.contains(function_address):
+                continue
+            objects = self._unit_frame_objects(unit).get(function_address)
+            if objects is not None:
+                return objects
+        return ()
+
+    def _unit_frame_objects(self, unit: _Unit) -> dict[int, tuple[FrameObject, ...]]:
+        cached = self._frame_objects.get(unit.offset)
+        if cached is None:
+            try:
+                cached = _frame_objects_of_unit(self._dwarf_info(), unit.unit)
+            except Exception as error:  # corrupt DIEs: no frame objects, the audit goes on
+                self.error = f"unreadable DWARF debug info ({error})"
+                cached = {}
+            self._frame_objects[unit.offset] = cached
+        return cached
 
     def _dwarf_info(self) -> Any:
         if self._dwarf is None and self.error is None:
@@ -424,3 +461,88 @@ def _unit_base(unit: Any) -> int:
     top = unit.get_top_DIE()
     low = top.attributes.get("DW_AT_low_pc")
     return low.value if low is not None else 0
+
+
+_FRAME_REGISTERS = {"DW_OP_reg29": "r29", "DW_OP_reg30": "r30", "DW_OP_breg29": "r29", "DW_OP_breg30": "r30"}
+_TYPE_WRAPPERS = ("DW_TAG_typedef", "DW_TAG_const_type", "DW_TAG_volatile_type", "DW_TAG_restrict_type")
+
+
+def _frame_objects_of_unit(dwarf: Any, unit: Any) -> dict[int, tuple[FrameObject, ...]]:
+    """Concrete subprogram low_pc -> its frame objects, for every subprogram of the unit."""
+    from elftools.dwarf.dwarf_expr import DWARFExprParser
+
+    parser = DWARFExprParser(dwarf.structs)
+    result: dict[int, tuple[FrameObject, ...]] = {}
+    for die in unit.get_top_DIE().iter_children():
+        if die.tag != "DW_TAG_subprogram" or "DW_AT_low_pc" not in die.attributes:
+            continue
+        frame_base = _frame_base(parser, die)
+        objects: list[FrameObject] = []
+        _collect_frame_objects(parser, die, frame_base, objects)
+        result[die.attributes["DW_AT_low_pc"].value] = tuple(objects)
+    return result
+
+
+def _frame_base(parser: Any, subprogram: Any) -> str | None:
+    attribute = subprogram.attributes.get("DW_AT_frame_base")
+    if attribute is None or attribute.form != "DW_FORM_exprloc":
+        return None
+    operations = parser.parse_expr(attribute.value)
+    return _FRAME_REGISTERS.get(operations[0].op_name) if len(operations) == 1 else None
+
+
+def _collect_frame_objects(parser: Any, die: Any, frame_base: str | None, objects: list[FrameObject]) -> None:
+    for child in die.iter_children():
+        if child.tag in ("DW_TAG_variable", "DW_TAG_formal_parameter"):
+            frame_object = _frame_object(parser, child, frame_base)
+            if frame_object is not None:
+                objects.append(frame_object)
+        elif child.tag in ("DW_TAG_lexical_block", "DW_TAG_inlined_subroutine"):
+            _collect_frame_objects(parser, child, frame_base, objects)
+
+
+def _frame_object(parser: Any, die: Any, frame_base: str | None) -> FrameObject | None:
+    location = die.attributes.get("DW_AT_location")
+    if location is None or location.form != "DW_FORM_exprloc":  # a location list: values moving between places
+        return None
+    operations = parser.parse_expr(location.value)
+    if len(operations) != 1:
+        return None
+    operation = operations[0]
+    if operation.op_name == "DW_OP_fbreg" and frame_base is not None:
+        base = frame_base
+    elif operation.op_name in ("DW_OP_breg29", "DW_OP_breg30"):
+        base = _FRAME_REGISTERS[operation.op_name]
+    else:
+        return None
+    size = _type_size(die)
+    if size is None or size <= 0:
+        return None
+    return FrameObject(_die_name(die) or "?", base, operation.args[0], size)
+
+
+def _type_size(die: Any, depth: int = 0) -> int | None:
+    if "DW_AT_type" not in die.attributes or depth > 8:
+        return None
+    type_die = die.get_DIE_from_attribute("DW_AT_type")
+    while type_die.tag in _TYPE_WRAPPERS and "DW_AT_type" in type_die.attributes and depth < 8:
+        type_die = type_die.get_DIE_from_attribute("DW_AT_type")
+        depth += 1
+    if "DW_AT_byte_size" in type_die.attributes:
+        return type_die.attributes["DW_AT_byte_size"].value
+    if type_die.tag != "DW_TAG_array_type":
+        return None
+    element = _type_size(type_die, depth + 1)
+    if element is None:
+        return None
+    count = 1
+    for subrange in type_die.iter_children():
+        if subrange.tag != "DW_TAG_subrange_type":
+            continue
+        if "DW_AT_count" in subrange.attributes:
+            count *= subrange.attributes["DW_AT_count"].value
+        elif "DW_AT_upper_bound" in subrange.attributes:
+            count *= subrange.attributes["DW_AT_upper_bound"].value + 1
+        else:
+            return None
+    return element * count
