@@ -127,7 +127,11 @@ def unknown_selectors(selectors: Iterable[str]) -> list[str]:
 def display_path(path: str | os.PathLike[str]) -> str:
     """Paths below the working directory are shown relative to it, others absolute."""
     absolute = os.path.abspath(path)
-    relative = os.path.relpath(absolute, os.getcwd())
+    cwd = os.getcwd()
+    below = cwd if cwd.endswith(os.sep) else cwd + os.sep
+    if absolute.startswith(below):  # the common case, without relpath's normalizing of both sides
+        return absolute[len(below) :]
+    relative = os.path.relpath(absolute, cwd)
     return absolute if relative.startswith("..") else relative
 
 
@@ -163,14 +167,18 @@ def forget_real_paths() -> None:
 
 
 def _span_with_display_path(span: Span) -> Span:
-    return replace(span, path=display_path(span.path))
+    shown = display_path(span.path)
+    return span if shown == span.path else replace(span, path=shown)
 
 
 def normalize_paths(diagnostic: Diagnostic) -> Diagnostic:
     """One spelling per file in every report, however libclang or a rule spelled the path."""
+    span = _span_with_display_path(diagnostic.span)
+    if span is diagnostic.span and diagnostic.source_span is None and not diagnostic.related:
+        return diagnostic  # already spelled so (text rules see display paths): no copy
     return replace(
         diagnostic,
-        span=_span_with_display_path(diagnostic.span),
+        span=span,
         source_span=_span_with_display_path(diagnostic.source_span) if diagnostic.source_span else None,
         related=tuple(Related(_span_with_display_path(item.span), item.message) for item in diagnostic.related),
     )

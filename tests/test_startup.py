@@ -359,3 +359,26 @@ def test_a_configuration_is_read_once_with_any_newline(
     monkeypatch.setattr("builtins.open", counting_open)
     assert config.load_config(None, tmp_path).select == ("HX110",)
     assert opened.count(str(tmp_path / "pyproject.toml")) == 1
+
+
+@pytest.mark.parametrize(
+    "spelled", ["a.c", "./a.c", "sub/../a.c", "sub/b.h", "", ".", "..", "../other/x.c", "/", "/usr/include/stdio.h"]
+)
+def test_display_path_is_relative_below_the_working_directory_else_absolute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spelled: str
+) -> None:
+    (tmp_path / "work" / "sub").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "work")
+    absolute = os.path.abspath(spelled)
+    relative = os.path.relpath(absolute, os.getcwd())
+    assert engine.display_path(spelled) == (absolute if relative.startswith("..") else relative)
+
+
+def test_normalizing_a_diagnostic_already_spelled_so_keeps_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hexlint.core import Diagnostic, Severity, Span
+
+    monkeypatch.chdir(tmp_path)
+    shown = Diagnostic("HX110", "macro-backslash-misaligned", Severity.WARNING, "m", Span("a.c", 1, 1))
+    assert engine.normalize_paths(shown) is shown
+    spelled_otherwise = Diagnostic("HX110", "macro-backslash-misaligned", Severity.WARNING, "m", Span("./a.c", 1, 1))
+    assert engine.normalize_paths(spelled_otherwise) == shown
