@@ -292,3 +292,26 @@ def test_a_corrupt_line_program_gives_no_lines_and_no_traceback(tmp_path):
     function = max(image.functions, key=lambda symbol: symbol.size)
     assert debug.location(function.address) is None  # the opcodes are gone, the audit goes on without lines
     assert debug.frames(function.address)[0].location is None
+
+
+@pytest.mark.parametrize(
+    "library",
+    [DEBUG_CORE, ROOT / "fixtures" / "binary" / "vector_spill.so", ROOT / "fixtures" / "binary" / "stack_buffers.so"],
+    ids=lambda path: path.name,
+)
+def test_the_raw_scan_for_frame_variables_agrees_with_pyelftools(library, monkeypatch):
+    from hexlint.elf import dwarf
+
+    image = load_elf(library)
+    fast = DebugInfo(image)
+    fast_objects = {symbol.address: fast.frame_objects(symbol.address) for symbol in image.functions}
+
+    def unknown_form(*_arguments):
+        raise dwarf._UnknownForm("test")
+
+    monkeypatch.setattr(dwarf, "_frame_location_candidates", unknown_form)  # the slow path, every entry decoded
+    slow = DebugInfo(image)
+    assert fast_objects == {symbol.address: slow.frame_objects(symbol.address) for symbol in image.functions}
+    assert fast.error is None and slow.error is None
+    if library.name == "vector_spill.so":  # legal_stack_array's HVX_Vector acc[40]
+        assert any(item.name == "acc" and item.size == 40 * 128 for items in fast_objects.values() for item in items)

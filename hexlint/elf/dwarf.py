@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import os.path
 from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -468,19 +469,156 @@ _TYPE_WRAPPERS = ("DW_TAG_typedef", "DW_TAG_const_type", "DW_TAG_volatile_type",
 
 
 def _frame_objects_of_unit(dwarf: Any, unit: Any) -> dict[int, tuple[FrameObject, ...]]:
-    """Concrete subprogram low_pc -> its frame objects, for every subprogram of the unit."""
+    """Concrete subprogram low_pc -> its frame objects, for the subprograms of the unit that have any.
+
+    A raw scan of the unit's entries finds the few variables with a one-operation frame location; only those and
+    their subprograms are decoded through pyelftools (decoding every entry of a unit that way costs ~20 us each)."""
     from elftools.dwarf.dwarf_expr import DWARFExprParser
 
+    try:
+        candidates = _frame_location_candidates(dwarf, unit)
+    except _UnknownForm:
+        candidates = _frame_location_candidates_slowly(unit)
     parser = DWARFExprParser(dwarf.structs)
     result: dict[int, tuple[FrameObject, ...]] = {}
-    for die in unit.get_top_DIE().iter_children():
-        if die.tag != "DW_TAG_subprogram" or "DW_AT_low_pc" not in die.attributes:
+    for subprogram_offset, variable_offsets in candidates.items():
+        subprogram = dwarf.get_DIE_from_refaddr(subprogram_offset, unit)
+        if "DW_AT_low_pc" not in subprogram.attributes:
             continue
-        frame_base = _frame_base(parser, die)
-        objects: list[FrameObject] = []
-        _collect_frame_objects(parser, die, frame_base, objects)
-        result[die.attributes["DW_AT_low_pc"].value] = tuple(objects)
+        frame_base = _frame_base(parser, subprogram)
+        objects = [
+            _frame_object(parser, dwarf.get_DIE_from_refaddr(offset, unit), frame_base) for offset in variable_offsets
+        ]
+        found = tuple(item for item in objects if item is not None)
+        if found:
+            result[subprogram.attributes["DW_AT_low_pc"].value] = found
     return result
+
+
+class _UnknownForm(Exception):
+    """An attribute form the raw scan does not know how to skip: the slow path decodes the unit instead."""
+
+
+_FRAME_OPCODES = frozenset((0x91, 0x8D, 0x8E))  # DW_OP_fbreg, DW_OP_breg29, DW_OP_breg30
+_OBJECT_TAGS = ("DW_TAG_variable", "DW_TAG_formal_parameter")
+
+
+def _frame_location_candidates_slowly(unit: Any) -> dict[int, list[int]]:
+    candidates: dict[int, list[int]] = {}
+    for die in unit.get_top_DIE().iter_children():
+        if die.tag == "DW_TAG_subprogram":
+            offsets = [child.offset for child in _descendants(die) if child.tag in _OBJECT_TAGS]
+            if offsets:
+                candidates[die.offset] = offsets
+    return candidates
+
+
+def _descendants(die: Any) -> Iterator[Any]:
+    for child in die.iter_children():
+        yield child
+        yield from _descendants(child)
+
+
+def _frame_location_candidates(dwarf: Any, unit: Any) -> dict[int, list[int]]:
+    """Subprogram entry offset -> offsets of its variables and parameters (nested ones included) whose location is
+    one DW_OP_fbreg / DW_OP_breg29 / DW_OP_breg30 expression, from the raw bytes of .debug_info."""
+    data = _section_bytes(dwarf.debug_info_sec.stream)
+    offset_size = 8 if unit.structs.dwarf_format == 64 else 4
+    address_size = unit["address_size"]
+    end = unit.cu_offset + unit["unit_length"] + unit.structs.initial_length_field_size()
+    table = unit.get_abbrev_table()
+    abbreviations: dict[int, tuple[str, bool, list[tuple[str, str]]]] = {}
+    candidates: dict[int, list[int]] = {}
+    ancestors: list[tuple[str, int]] = []  # (tag, offset) of the open entries that have children
+    offset = unit.cu_die_offset
+    while offset < end:
+        entry_offset = offset
+        code, offset = _uleb(data, offset)
+        if code == 0:
+            if ancestors:
+                ancestors.pop()
+            continue
+        abbreviation = abbreviations.get(code)
+        if abbreviation is None:
+            declaration = table.get_abbrev(code)
+            specs = [(name, form) for name, form in declaration.iter_attr_specs()]
+            abbreviation = abbreviations[code] = (declaration["tag"], declaration.has_children(), specs)
+        tag, has_children, specs = abbreviation
+        wanted = tag in _OBJECT_TAGS and len(ancestors) >= 2 and ancestors[1][0] == "DW_TAG_subprogram"
+        for name, form in specs:
+            if wanted and name == "DW_AT_location" and form == "DW_FORM_exprloc":
+                length, start = _uleb(data, offset)
+                if length and data[start] in _FRAME_OPCODES and _is_one_sleb(data, start + 1, start + length):
+                    candidates.setdefault(ancestors[1][1], []).append(entry_offset)
+                offset = start + length
+            else:
+                offset = _skip_form(data, offset, form, address_size, offset_size)
+        if has_children:
+            ancestors.append((tag, entry_offset))
+    return candidates
+
+
+def _is_one_sleb(data: bytes, start: int, end: int) -> bool:
+    """data[start:end] is exactly one LEB128 number."""
+    position = start
+    while position < end and data[position] & 0x80:
+        position += 1
+    return position == end - 1
+
+
+_FIXED_FORM_SIZES = {
+    "DW_FORM_addrx1": 1,
+    "DW_FORM_addrx2": 2,
+    "DW_FORM_addrx3": 3,
+    "DW_FORM_addrx4": 4,
+    "DW_FORM_data1": 1,
+    "DW_FORM_data2": 2,
+    "DW_FORM_data4": 4,
+    "DW_FORM_data8": 8,
+    "DW_FORM_data16": 16,
+    "DW_FORM_flag": 1,
+    "DW_FORM_flag_present": 0,
+    "DW_FORM_implicit_const": 0,
+    "DW_FORM_strx1": 1,
+    "DW_FORM_strx2": 2,
+    "DW_FORM_strx3": 3,
+    "DW_FORM_strx4": 4,
+    "DW_FORM_ref1": 1,
+    "DW_FORM_ref2": 2,
+    "DW_FORM_ref4": 4,
+    "DW_FORM_ref8": 8,
+    "DW_FORM_ref_sig8": 8,
+    "DW_FORM_ref_sup4": 4,
+    "DW_FORM_ref_sup8": 8,
+}
+_OFFSET_FORMS = frozenset(("DW_FORM_strp", "DW_FORM_line_strp", "DW_FORM_sec_offset", "DW_FORM_ref_addr"))
+_ULEB_FORMS = frozenset(
+    ("DW_FORM_addrx", "DW_FORM_udata", "DW_FORM_strx", "DW_FORM_ref_udata", "DW_FORM_loclistx", "DW_FORM_rnglistx")
+)
+_BLOCK_LENGTH_SIZES = {"DW_FORM_block1": 1, "DW_FORM_block2": 2, "DW_FORM_block4": 4}
+
+
+def _skip_form(data: bytes, offset: int, form: str, address_size: int, offset_size: int) -> int:
+    size = _FIXED_FORM_SIZES.get(form)
+    if size is not None:
+        return offset + size
+    if form in _ULEB_FORMS or form == "DW_FORM_sdata":
+        while data[offset] & 0x80:
+            offset += 1
+        return offset + 1
+    if form in _OFFSET_FORMS:
+        return offset + offset_size
+    if form == "DW_FORM_addr":
+        return offset + address_size
+    if form in ("DW_FORM_exprloc", "DW_FORM_block"):
+        length, offset = _uleb(data, offset)
+        return offset + length
+    length_size = _BLOCK_LENGTH_SIZES.get(form)
+    if length_size is not None:
+        return offset + length_size + int.from_bytes(data[offset : offset + length_size], "little")
+    if form == "DW_FORM_string":
+        return data.index(b"\0", offset) + 1
+    raise _UnknownForm(form)  # DW_FORM_indirect and vendor forms
 
 
 def _frame_base(parser: Any, subprogram: Any) -> str | None:
@@ -489,16 +627,6 @@ def _frame_base(parser: Any, subprogram: Any) -> str | None:
         return None
     operations = parser.parse_expr(attribute.value)
     return _FRAME_REGISTERS.get(operations[0].op_name) if len(operations) == 1 else None
-
-
-def _collect_frame_objects(parser: Any, die: Any, frame_base: str | None, objects: list[FrameObject]) -> None:
-    for child in die.iter_children():
-        if child.tag in ("DW_TAG_variable", "DW_TAG_formal_parameter"):
-            frame_object = _frame_object(parser, child, frame_base)
-            if frame_object is not None:
-                objects.append(frame_object)
-        elif child.tag in ("DW_TAG_lexical_block", "DW_TAG_inlined_subroutine"):
-            _collect_frame_objects(parser, child, frame_base, objects)
 
 
 def _frame_object(parser: Any, die: Any, frame_base: str | None) -> FrameObject | None:
