@@ -80,9 +80,8 @@ class DebugInfo:
         self._image = image
         self._dwarf: Any = None
         self._units: list[_Unit] | None = None
-        self._decoded: set[int] = set()  # offsets of the units whose rows are in _rows
-        self._rows: list[_Row] = []
-        self._row_addresses: list[int] = []
+        # unit offset -> its rows sorted by address, and their addresses (bisected)
+        self._unit_tables: dict[int, tuple[list[_Row], list[int]]] = {}
         self._scopes: list[_Scope] | None = None
         self._frame_objects: dict[int, dict[int, tuple[FrameObject, ...]]] = {}  # unit offset -> low_pc -> objects
         self.error: str | None = None
@@ -94,15 +93,21 @@ class DebugInfo:
     @property
     def decoded_units(self) -> int:
         """How many units' line tables were decoded so far (what the laziness saves is measurable)."""
-        return len(self._decoded)
+        return len(self._unit_tables)
 
     def location(self, address: int) -> SourceLocation | None:
-        rows = self._rows_for(address)
-        index = bisect_right(self._row_addresses, address) - 1
-        if index < 0:
-            return None
-        row = rows[index]
-        return None if row.end_sequence else row.location
+        """The row at or before `address` of the units that may cover it (the last one, as in one merged table)."""
+        best: _Row | None = None
+        for unit in self._line_units():
+            if unit.ranges and not unit.contains(address):
+                continue
+            rows, addresses = self._unit_table(unit)
+            index = bisect_right(addresses, address) - 1
+            if index >= 0:
+                row = rows[index]
+                if best is None or (row.address, row.end_sequence) > (best.address, best.end_sequence):
+                    best = row
+        return None if best is None or best.end_sequence else best.location
 
     def frames(self, address: int) -> tuple[SourceFrame, ...]:
         """Innermost frame first; the outer frames carry their call-site locations."""
@@ -168,26 +173,16 @@ class DebugInfo:
         self._units = units
         return units
 
-    def _rows_for(self, address: int) -> list[_Row]:
-        """The merged rows of every decoded unit, after decoding the units that may cover `address`."""
-        wanted = [
-            unit
-            for unit in self._line_units()
-            if unit.offset not in self._decoded and (not unit.ranges or unit.contains(address))
-        ]
-        if wanted:
-            dwarf = self._dwarf_info()
-            added: list[_Row] = []
-            for unit in wanted:
-                self._decoded.add(unit.offset)
-                try:
-                    added.extend(_unit_rows(dwarf, unit.unit))
-                except Exception as error:
-                    self.error = f"unreadable DWARF line table ({error})"
-            if added:
-                self._rows = sorted(self._rows + added, key=_row_order)
-                self._row_addresses = [row.address for row in self._rows]
-        return self._rows
+    def _unit_table(self, unit: _Unit) -> tuple[list[_Row], list[int]]:
+        table = self._unit_tables.get(unit.offset)
+        if table is None:
+            try:
+                rows = sorted(_unit_rows(self._dwarf_info(), unit.unit), key=_row_order)
+            except Exception as error:
+                self.error = f"unreadable DWARF line table ({error})"
+                rows = []
+            table = self._unit_tables[unit.offset] = (rows, [row.address for row in rows])
+        return table
 
     def _scope_chain(self, address: int) -> list[_Scope]:
         if self._scopes is None:
