@@ -126,12 +126,23 @@ def parse_gitignore(text: str, base: Path) -> list[IgnorePattern]:
     return patterns
 
 
-def _matches(pattern: IgnorePattern, path: Path, is_dir: bool) -> bool:
-    try:
-        relative = path.relative_to(pattern.base).as_posix()
-    except ValueError:
-        return False
-    if relative == ".":
+def _relative_posix(path_text: str, base: Path) -> str | None:
+    """`path.relative_to(base).as_posix()` on the strings (both are normalized Paths): pathlib's was most of a walk."""
+    base_text = str(base)
+    if path_text == base_text:
+        return "."
+    if base_text == ".":  # the working directory, spelled relatively: every relative path is below it
+        return None if os.path.isabs(path_text) else path_text.replace(os.sep, "/")
+    prefix = base_text if base_text.endswith(os.sep) else base_text + os.sep
+    if not path_text.startswith(prefix):
+        return None
+    relative = path_text[len(prefix) :]
+    return relative if os.sep == "/" else relative.replace(os.sep, "/")
+
+
+def _matches(pattern: IgnorePattern, path_text: str, is_dir: bool) -> bool:
+    relative = _relative_posix(path_text, pattern.base)
+    if relative is None or relative == ".":
         return False
     if pattern.directory_only and not is_dir:
         # "build/" ignores everything under a directory named build, never a file named build.
@@ -143,8 +154,9 @@ def _matches(pattern: IgnorePattern, path: Path, is_dir: bool) -> bool:
 def is_ignored(path: Path, is_dir: bool, patterns: Sequence[IgnorePattern]) -> bool:
     """The last matching pattern decides, as in git."""
     ignored = False
+    path_text = str(path)
     for pattern in patterns:
-        if _matches(pattern, path, is_dir):
+        if _matches(pattern, path_text, is_dir):
             ignored = not pattern.negated
     return ignored
 

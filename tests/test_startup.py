@@ -382,3 +382,21 @@ def test_normalizing_a_diagnostic_already_spelled_so_keeps_it(tmp_path: Path, mo
     assert engine.normalize_paths(shown) is shown
     spelled_otherwise = Diagnostic("HX110", "macro-backslash-misaligned", Severity.WARNING, "m", Span("./a.c", 1, 1))
     assert engine.normalize_paths(spelled_otherwise) == shown
+
+
+segments = st.lists(st.sampled_from(["a", "b", "c.c", ".x", "a b", "é"]), max_size=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(segments, segments, st.booleans())
+def test_gitignore_paths_relative_to_their_base_as_pathlib_says(base: list, below: list, absolute: bool) -> None:
+    from hexlint.discover import _relative_posix
+
+    root = Path("/") if absolute else Path(".")
+    base_path = root.joinpath(*base)
+    for path in (base_path.joinpath(*below), root.joinpath(*below)):
+        try:
+            expected: str | None = path.relative_to(base_path).as_posix()
+        except ValueError:
+            expected = None
+        assert _relative_posix(str(path), base_path) == expected
