@@ -54,6 +54,7 @@ _DEFINE = re.compile(rb"#[ \t\f\v]*define[ \t\f\v]+([A-Za-z_][A-Za-z0-9_]*)")
 _HORIZONTAL_WHITESPACE = b" \t\f\v"
 _IDENTIFIER_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _WHITESPACE_BYTES = b" \t\f\v\r\n"
+_WHITESPACE = frozenset(_WHITESPACE_BYTES)
 _ALIGNMENT_MODES = ("min", "max", "majority")
 _QUICK_TEST_LIMIT = 64
 
@@ -271,19 +272,24 @@ def _macro_lines(data: bytes, define_start: int, number: int, tab_width: int) ->
     # or a comment may hide a splice that glues tokens.
     regions = _lex_regions(data, define_start, end) if b'"' in body or b"'" in body else None
     has_comments = b"/*" in body or b"//" in body
+    # Tabs or non-ASCII bytes anywhere in the macro: widths need display_width; otherwise a width is a length.
+    plain = body.isascii() and b"\t" not in body
+    size = len(data)
     lines: list[MacroLine] = []
     for line_start, terminator, next_start, before, continued in physical:
         content = before.rstrip()
         content_end = line_start + len(content)
-        width = _width(content, tab_width)
+        width = len(content) if plain else _width(content, tab_width)
         if not continued:
             lines.append(MacroLine(number, line_start, content_end, None, terminator, width, None, False, False))
             break
         backslash = line_start + len(before)
-        gap = before[len(content) :]
-        column = width + len(gap) + 1 if b"\t" not in gap else display_width(before, tab_width) + 1
-        following = data[next_start : next_start + 1]
-        may_glue = not gap and content != b"" and following != b"" and following not in _WHITESPACE_BYTES
+        gap_length = len(before) - len(content)
+        column = width + gap_length + 1 if plain else _backslash_column(before, content, width, tab_width)
+        # No whitespace around the splice: inserting spaces could split a token.
+        may_glue = (
+            gap_length == 0 and content_end > line_start and next_start < size and data[next_start] not in _WHITESPACE
+        )
         if regions is None and may_glue and has_comments:
             regions = _lex_regions(data, define_start, end)
         region = regions.find(backslash) if regions is not None else None
@@ -294,6 +300,12 @@ def _macro_lines(data: bytes, define_start: int, number: int, tab_width: int) ->
         )
         number += 1
     return lines
+
+
+def _backslash_column(before: bytes, content: bytes, width: int, tab_width: int) -> int:
+    """1-based visual column of the backslash after `before` (content + the whitespace gap)."""
+    gap = before[len(content) :]
+    return width + len(gap) + 1 if b"\t" not in gap else display_width(before, tab_width) + 1
 
 
 # The engine runs each rule over every file in turn: the cache must hold a whole run's files for HX111 to reuse
