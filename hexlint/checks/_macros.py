@@ -70,19 +70,29 @@ class AlignmentOptions:
 
     @staticmethod
     def from_mapping(options: Mapping[str, Any]) -> AlignmentOptions:
-        chosen = AlignmentOptions(
-            pad=options.get("pad", 2),
-            mode=options.get("mode", "min"),
-            target_column=options.get("target_column", 0),
-            tab_width=options.get("tab_width", 8),
+        values = (
+            options.get("pad", 2),
+            options.get("mode", "min"),
+            options.get("target_column", 0),
+            options.get("tab_width", 8),
         )
-        for name, smallest in (("pad", 1), ("target_column", 0), ("tab_width", 1)):
-            value = getattr(chosen, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < smallest:
-                raise ValueError(f"option {name!r} must be an integer >= {smallest}, got {value!r}")
-        if chosen.mode not in _ALIGNMENT_MODES:
-            raise ValueError(f"option 'mode' must be one of {', '.join(_ALIGNMENT_MODES)}, got {chosen.mode!r}")
-        return chosen
+        try:
+            return _validated_options(*values)  # the checks ask once per file, always with the run's options
+        except TypeError:  # an unhashable value: validate it uncached, which names it
+            return _validated_options.__wrapped__(*values)
+
+
+# typed: True and 1 are different keys, so a bool is rejected however often it is asked for.
+@functools.lru_cache(maxsize=64, typed=True)
+def _validated_options(pad: Any, mode: Any, target_column: Any, tab_width: Any) -> AlignmentOptions:
+    chosen = AlignmentOptions(pad=pad, mode=mode, target_column=target_column, tab_width=tab_width)
+    for name, smallest in (("pad", 1), ("target_column", 0), ("tab_width", 1)):
+        value = getattr(chosen, name)
+        if not isinstance(value, int) or isinstance(value, bool) or value < smallest:
+            raise ValueError(f"option {name!r} must be an integer >= {smallest}, got {value!r}")
+    if chosen.mode not in _ALIGNMENT_MODES:
+        raise ValueError(f"option 'mode' must be one of {', '.join(_ALIGNMENT_MODES)}, got {chosen.mode!r}")
+    return chosen
 
 
 @dataclass(frozen=True)
