@@ -13,7 +13,11 @@ stack-derived but with an *unknown* offset. Then:
 - unknown offset or register index (`vmem(r2+#0)` where r2 moves with a loop index, `memw(r29+r3<<#2)`) -> an **array**
   access: the function's own stack array (`HVX_Vector acc[40]` indexed in a loop), not a spill;
 - a constant-offset slot written by a predicated or masked store, and every access overlapping it, is a stack buffer
-  (`buffer_reason`): the register allocator never spills with a predicated store.
+  (`buffer_reason`): the register allocator never spills with a predicated store;
+- SP-based slots only ever stored, each store in the basic block of a later call, are that call's stack arguments
+  (varargs of a logging call): a spill store is always reloaded;
+- with DWARF, a constant-offset access inside a variable the debug info places at one fixed frame location
+  (`DW_OP_fbreg`/`DW_OP_breg29`, no location list) is that variable's (`AuditSettings.frame_variables_from_dwarf`).
 Limits: a local array indexed only with constants after full unrolling looks like spill slots (the compiler did put
 those values in memory, so they cost the same); a derived register whose redefinition the decoder cannot see (an
 instruction it decodes only to class and length) keeps its old meaning; calls kill the caller-saved r0-r15 and r28.
