@@ -127,3 +127,16 @@ def test_exact_name_wins_over_regex_search():
     _, text, _ = disasm("--disasm", "udiv_in_loop", "--objdump", "none", str(TWINS / "division.so"))
     headers = [line for line in text.splitlines() if re.match(r"^\S+ \(0x", line)]
     assert len(headers) == 1 and headers[0].startswith("udiv_in_loop (")
+
+
+def test_stack_buffers_and_call_arguments_are_named_not_marked_as_spills():
+    twin = str(TWINS / "stack_buffers.so")
+    status, masked, _ = disasm("--disasm", "^legal_masked_reduction$", "--objdump", "none", twin)
+    assert status == 0
+    assert "stack buffer store r29+#0 (predicated store)" in masked
+    assert "stack buffer load r29+#0 (predicated store)" in masked
+    status, logging, _ = disasm("--disasm", "^legal_log_in_loop$", "--objdump", "none", twin)
+    assert status == 0
+    assert "call argument store r29+#0" in logging and "call argument store r29+#8" in logging
+    for listing in (masked, logging):
+        assert not re.search(r"SPILL .*\(in loop\)|RELOAD .*\(in loop\)", listing)

@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
 
-from hexlint.binary.audit import FunctionAudit, LibraryAudit
+from hexlint.binary.audit import CALL_ARGUMENT, FunctionAudit, LibraryAudit
 from hexlint.elf import CodeSection
 
 _LISTING_LINE = re.compile(r"^\s*([0-9a-f]+):\s*(.*)$")
@@ -117,9 +117,11 @@ def _annotations(function: FunctionAudit) -> dict[int, list[str]]:
             notes[access.address].append(f"stack array {'store' if access.is_store else 'load'}")
         elif access.buffer_reason is not None:
             where = f"{access.slot[0]}+#{access.slot[1]}"
-            notes[access.address].append(
-                f"stack buffer {'store' if access.is_store else 'load'} {where} ({access.buffer_reason})"
-            )
+            direction = "store" if access.is_store else "load"
+            if access.buffer_reason == CALL_ARGUMENT:
+                notes[access.address].append(f"call argument {direction} {where}")
+            else:
+                notes[access.address].append(f"stack buffer {direction} {where} ({access.buffer_reason})")
         else:
             slot = f"{access.slot[0]}+#{access.slot[1]}"
             if access.loop is not None:
