@@ -229,7 +229,7 @@ def render_report(result: LintResult, arguments: argparse.Namespace) -> str:
     if arguments.format == "json":
         from hexlint.report import json as json_report
 
-        return json_report.render(result.diagnostics, result.rules)
+        return json_report.render(result.diagnostics, result.rules, result.binary_tables)
     if arguments.format == "sarif":
         from hexlint.report import sarif
 

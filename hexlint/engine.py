@@ -76,6 +76,7 @@ class LintResult:
     fixed: int = 0  # fixes applied (--fix) or that the diff would apply (--diff)
     diff: str = ""
     binary_report: str = ""
+    binary_tables: tuple[dict[str, object], ...] = ()  # the audit table as data, one per library (--format json)
     changed_files: tuple[str, ...] = ()
     context_files: int = 0  # files outside the run parsed so the cross-file rules see the whole tree
 
@@ -468,7 +469,10 @@ def binary_namespace(arguments: argparse.Namespace | None) -> argparse.Namespace
 
 
 def run_binary_rules(
-    binaries: Sequence[str], options: Mapping[str, Mapping[str, Any]], settings: RunSettings
+    binaries: Sequence[str],
+    options: Mapping[str, Mapping[str, Any]],
+    settings: RunSettings,
+    tables: list[dict[str, object]] | None = None,
 ) -> tuple[list[Diagnostic], str]:
     if not binaries:
         return [], ""
@@ -478,7 +482,7 @@ def run_binary_rules(
         raise InputError(f"{binaries[0]}: the binary audit is not available in this hexlint build") from None
     namespace = binary_namespace(settings.binary_arguments)
     try:
-        diagnostics, report = audit_paths(list(binaries), namespace, options)
+        diagnostics, report = audit_paths(list(binaries), namespace, options, tables)
     except (InputError, InternalError):
         raise
     except (OSError, ValueError) as error:
@@ -576,6 +580,7 @@ class _Pass:
     baselined: tuple[Diagnostic, ...] = ()
     sources: dict[str, bytes] = field(default_factory=dict)
     binary_report: str = ""
+    binary_tables: tuple[dict[str, object], ...] = ()
     files_checked: int = 0
     context_files: int = 0
 
@@ -622,7 +627,8 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
         if binary_paths and not source_paths:
             raise InputError(f"{binary_paths[0]}: ELF input, but no binary rule (HX2xx) is selected")
         binary_paths = []
-    binary_diagnostics, binary_report = run_binary_rules(binary_paths, options, settings)
+    binary_tables: list[dict[str, object]] = []
+    binary_diagnostics, binary_report = run_binary_rules(binary_paths, options, settings, binary_tables)
     raw += binary_diagnostics
 
     enabled_codes = frozenset(rule.code for rule in rules)
@@ -669,6 +675,7 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
         baselined=tuple(baselined),
         sources=sources,
         binary_report=binary_report,
+        binary_tables=tuple(binary_tables),
         files_checked=len(source_paths) + len(binary_paths),
         context_files=len(context),
     )
@@ -774,6 +781,7 @@ def _result(
         fixed=fixed,
         diff=diff,
         binary_report=outcome.binary_report,
+        binary_tables=outcome.binary_tables,
         changed_files=changed,
         context_files=outcome.context_files,
     )

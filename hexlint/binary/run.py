@@ -1,6 +1,7 @@
 """The binary audit's entry points for hexlint.cli / hexlint.engine.
 
-- `audit_paths(paths, args, options_by_code) -> (diagnostics, report_text)`
+- `audit_paths(paths, args, options_by_code, tables=None) -> (diagnostics, report_text)`; in audit and strict modes a
+  `tables` list receives each library's per-function table as data (`table.table_records`), for --format json.
   `paths`: the .so/.o files to audit; `args`: the parsed CLI namespace (see options.py for its attributes; a namespace
   from `add_binary_arguments` alone works); `options_by_code`: rule code -> options (the rules' TOML [options] with the
   config's overrides). Modes:
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from hexlint.binary.audit import AuditSettings, LibraryAudit, audit_image, settings_from_options
-from hexlint.binary.table import render_table
+from hexlint.binary.table import render_table, table_records
 from hexlint.core import Diagnostic
 from hexlint.elf import ElfError, load_elf
 
@@ -107,7 +108,10 @@ def audit_library(path: str, settings: AuditSettings, accept: Callable[[str], bo
 
 
 def audit_paths(
-    paths: Sequence[str], args: argparse.Namespace, options_by_code: Mapping[str, Mapping[str, Any]]
+    paths: Sequence[str],
+    args: argparse.Namespace,
+    options_by_code: Mapping[str, Mapping[str, Any]],
+    tables: list[dict[str, object]] | None = None,
 ) -> tuple[list[Diagnostic], str]:
     options = rule_options(options_by_code, args)
     _validate_pattern(options["HX205"].get("dma_pattern", ""))
@@ -125,6 +129,9 @@ def audit_paths(
     if not audit_mode:
         return _run_checks(audits, options, BINARY_CODES), ""
     report = "".join(render_table(audit, families, verbose) for audit in audits)
+    if tables is not None:
+        # The same table as data, for --format json.
+        tables.extend(table_records(audit, families, verbose) for audit in audits)
     if not getattr(args, "strict", False):
         return [], report
     codes = [code for family in families for code in FAMILY_CODES[family]] + ["HX205"]

@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hexlint import __version__
@@ -65,9 +65,14 @@ def diagnostic_fields(diagnostic: Diagnostic) -> dict[str, Any]:
     }
 
 
-def render(diagnostics: Sequence[Diagnostic], rules: Sequence[Rule] = ()) -> str:
-    document = {
+def render(
+    diagnostics: Sequence[Diagnostic], rules: Sequence[Rule] = (), libraries: Sequence[Mapping[str, object]] = ()
+) -> str:
+    document: dict[str, object] = {
         "version": __version__,
         "diagnostics": [diagnostic_fields(diagnostic) for diagnostic in sorted(diagnostics, key=sort_key)],
     }
+    if libraries:
+        # The binary audit's per-function table (--spills/--promotions/--division), one entry per library.
+        document["libraries"] = list(libraries)
     return dump_json(document)
