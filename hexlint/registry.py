@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hexlint.checks import CHECKS
-from hexlint.core import Diagnostic, Rule, RuleDoc, Severity
+from hexlint.core import Diagnostic, Rule, RuleDoc, Severity, Span
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
 TYPE_CHECKING = False
@@ -264,6 +264,12 @@ def _rules_by_code_and_name() -> dict[str, Rule]:
 def find_rule(code_or_name: str) -> Rule | None:
     wanted = code_or_name.strip()
     return _rules_by_code_and_name().get(wanted.lower())  # codes in any case; names are lower-case
+
+
+def diagnostic(code: str, message: str, span: Span, **details: Any) -> Diagnostic:
+    """A finding of rule `code`: its name and severity come from the rule's document, never from the check."""
+    rule = _rules_by_code_and_name()[code.lower()]
+    return Diagnostic(code=rule.code, name=rule.name, severity=rule.severity, message=message, span=span, **details)
 
 
 def matches_selector(rule: Rule, selector: str) -> bool:

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from hexlint.binary.audit import FunctionAudit, LibraryAudit
-from hexlint.core import Diagnostic, Related, Severity, Span
+from hexlint.core import Diagnostic, Related, Span
+from hexlint.registry import diagnostic
 
 # `hvx_exp_f32.124`: the number of a local duplicate changes from build to build; identity must not.
 _LOCAL_SUFFIX = re.compile(r"\.\d+$")
@@ -47,16 +48,10 @@ def make_diagnostic(
     kind: str,
     related: tuple[Related, ...] = (),
 ) -> Diagnostic:
-    # imported here: hexlint.registry imports hexlint.checks, whose HX2xx modules import this module
-    from hexlint.registry import find_rule
-
-    rule = find_rule(code)
-    return Diagnostic(
-        code=code,
-        name=rule.name if rule else code,
-        severity=rule.severity if rule else Severity.WARNING,
-        message=message,
-        span=binary_span(audit, function, address),
+    return diagnostic(
+        code,
+        message,
+        binary_span(audit, function, address),
         source_span=source_span(audit, address),
         related=related,
         fingerprint_text=fingerprint(function, kind),

@@ -11,6 +11,7 @@ from typing import Any
 from hexlint.c.index import UnitIndex
 from hexlint.c.node import Node
 from hexlint.core import Diagnostic, Related, Severity, Span
+from hexlint.registry import find_rule
 
 LOOP_KINDS = ("FOR_STMT", "WHILE_STMT", "DO_STMT")
 
@@ -23,9 +24,7 @@ class RuleIdentity:
 
 
 def rule_identity(code: str, default_name: str, default_severity: Severity) -> RuleIdentity:
-    """Name and severity from the rule's document (the registry imports the checks, so look it up at call time)."""
-    from hexlint.registry import find_rule
-
+    """Name and severity from the rule's document; the defaults serve only a check called without the registry."""
     rule = find_rule(code)
     if rule is None:
         return RuleIdentity(code, default_name, default_severity)

@@ -23,7 +23,8 @@ from typing import Any
 
 from hexlint.c.index import Project, UnitIndex
 from hexlint.c.node import Node
-from hexlint.core import Diagnostic, Related, Severity, Span
+from hexlint.core import Diagnostic, Related, Span
+from hexlint.registry import diagnostic
 
 DEFAULT_STRUCT_PATTERN = r"^htp_\w+_kernel_params$"
 DEFAULT_OP_PATTERN = r"^HTP_OP_\w+$"
@@ -690,18 +691,5 @@ def first_per_function(accesses: Iterable[FieldAccess]) -> list[list[FieldAccess
     return list(groups.values())
 
 
-def make_diagnostic(
-    code: str, default_name: str, message: str, access: FieldAccess, related: tuple[Related, ...]
-) -> Diagnostic:
-    from hexlint.registry import find_rule  # the registry imports the checks: look it up at call time
-
-    rule = find_rule(code)
-    return Diagnostic(
-        code=code,
-        name=rule.name if rule else default_name,
-        severity=rule.severity if rule else Severity.WARNING,
-        message=message,
-        span=access.span,
-        related=related,
-        fingerprint_text=access.line_text,
-    )
+def make_diagnostic(code: str, message: str, access: FieldAccess, related: tuple[Related, ...]) -> Diagnostic:
+    return diagnostic(code, message, access.span, related=related, fingerprint_text=access.line_text)

@@ -21,7 +21,6 @@ from hexlint.checks._kernel_params import (
 from hexlint.core import Diagnostic, Related
 
 CODE = "HX101"
-NAME = "kernel-params-unread"
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
@@ -58,7 +57,7 @@ def _finding(
     related = [Related(field.span, f"`{write.path}` is declared here") for field in _declaration(write, facts)]
     related += [Related(other.span, "also written here, also unread") for other in group[1:4]]
     related += [Related(read.span, f"read here for {describe_ops(read.ops)}") for read in other_reads[:1]]
-    return make_diagnostic(CODE, NAME, message, write, tuple(related))
+    return make_diagnostic(CODE, message, write, tuple(related))
 
 
 def _declaration(access: FieldAccess, facts: KernelParamsFacts) -> list[Any]:

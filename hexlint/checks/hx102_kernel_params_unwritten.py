@@ -21,7 +21,6 @@ from hexlint.checks._kernel_params import (
 from hexlint.core import Diagnostic, Related
 
 CODE = "HX102"
-NAME = "kernel-params-unwritten"
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
@@ -53,4 +52,4 @@ def _finding(read: FieldAccess, writes: list[FieldAccess], facts: KernelParamsFa
         if struct == read.struct and path == read.path
     ]
     related += [Related(write.span, f"written here for {describe_ops(write.ops)}") for write in other_writes[:1]]
-    return make_diagnostic(CODE, NAME, message, read, tuple(related))
+    return make_diagnostic(CODE, message, read, tuple(related))

@@ -18,10 +18,10 @@ from hexlint.checks._kernel_params import (
     member_refs_by_name,
     strip_transparent,
 )
-from hexlint.core import Diagnostic, Related, Severity, Span
+from hexlint.core import Diagnostic, Related, Span
+from hexlint.registry import diagnostic
 
 CODE = "HX103"
-NAME = "kernel-params-recomputed"
 DEFAULT_RUNTIME_FIELDS = (
     {"runtime": "octx->n_threads", "field": "n_threads"},
     {"runtime": "octx->ctx->n_threads", "field": "n_threads"},
@@ -210,15 +210,5 @@ def _line_span(node: Node, line: int) -> Span:
 
 
 def _diagnostic(unit: UnitIndex, node: Node, message: str, related: tuple[Related, ...]) -> Diagnostic:
-    from hexlint.registry import find_rule  # the registry imports the checks: look it up at call time
-
-    rule = find_rule(CODE)
-    return Diagnostic(
-        code=CODE,
-        name=rule.name if rule else NAME,
-        severity=rule.severity if rule else Severity.WARNING,
-        message=message,
-        span=node.span(),
-        related=related,
-        fingerprint_text=unit.source_line(node.path, node.line).strip(),
-    )
+    fingerprint_text = unit.source_line(node.path, node.line).strip()
+    return diagnostic(CODE, message, node.span(), related=related, fingerprint_text=fingerprint_text)

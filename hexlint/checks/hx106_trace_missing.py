@@ -10,10 +10,10 @@ from hexlint.c.index import Project, UnitIndex
 from hexlint.c.node import Node
 from hexlint.checks._kernel_params import kernel_call_graph
 from hexlint.checks._trace import covered, entry_points, kernel_text, matches, settings_from
-from hexlint.core import Diagnostic, Related, Severity
+from hexlint.core import Diagnostic, Related
+from hexlint.registry import diagnostic
 
 CODE = "HX106"
-NAME = "trace-missing"
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
@@ -48,15 +48,5 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
 
 
 def _diagnostic(unit: UnitIndex, node: Node, message: str, related: tuple[Related, ...]) -> Diagnostic:
-    from hexlint.registry import find_rule  # the registry imports the checks: look it up at call time
-
-    rule = find_rule(CODE)
-    return Diagnostic(
-        code=CODE,
-        name=rule.name if rule else NAME,
-        severity=rule.severity if rule else Severity.WARNING,
-        message=message,
-        span=node.span(),
-        related=related,
-        fingerprint_text=unit.source_line(node.path, node.line).strip() or os.path.basename(node.path),
-    )
+    fingerprint_text = unit.source_line(node.path, node.line).strip() or os.path.basename(node.path)
+    return diagnostic(CODE, message, node.span(), related=related, fingerprint_text=fingerprint_text)

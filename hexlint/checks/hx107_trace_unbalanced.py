@@ -15,10 +15,10 @@ from hexlint.checks._trace import (
     settings_from,
     split_exempt,
 )
-from hexlint.core import Diagnostic, Related, Severity
+from hexlint.core import Diagnostic, Related
+from hexlint.registry import diagnostic
 
 CODE = "HX107"
-NAME = "trace-unbalanced"
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
@@ -58,21 +58,12 @@ def _message(function: str, imbalance: Imbalance) -> str:
 
 
 def _diagnostic(function: str, imbalance: Imbalance, line_text: str) -> Diagnostic:
-    from hexlint.registry import find_rule  # the registry imports the checks: look it up at call time
-
-    rule = find_rule(CODE)
     related: list[Related] = []
     if imbalance.exit_node is not None:
         related.append(Related(imbalance.exit_node.span(), "the function returns here with the event open"))
     if imbalance.other is not None:
         related.append(Related(imbalance.other.node.span(), f"{imbalance.other.event} is started here"))
     node = imbalance.event.node
-    return Diagnostic(
-        code=CODE,
-        name=rule.name if rule else NAME,
-        severity=rule.severity if rule else Severity.WARNING,
-        message=_message(function, imbalance),
-        span=node.span(),
-        related=tuple(related),
-        fingerprint_text=line_text.strip() or os.path.basename(node.path),
-    )
+    fingerprint_text = line_text.strip() or os.path.basename(node.path)
+    message = _message(function, imbalance)
+    return diagnostic(CODE, message, node.span(), related=tuple(related), fingerprint_text=fingerprint_text)

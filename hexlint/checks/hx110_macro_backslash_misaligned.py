@@ -12,7 +12,8 @@ from hexlint.checks._macros import (
     padding_before_backslash,
     target_column,
 )
-from hexlint.core import Diagnostic, Edit, Fix, Severity, Source, Span
+from hexlint.core import Diagnostic, Edit, Fix, Source, Span
+from hexlint.registry import diagnostic
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
 TYPE_CHECKING = False
@@ -39,11 +40,6 @@ def _columns_text(macro: Macro) -> str:
 
 
 def check(source: Source, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
-    from hexlint.registry import find_rule  # the registry imports the checks: look it up at call time
-
-    rule = find_rule(CODE)
-    name = rule.name if rule else "macro-backslash-misaligned"
-    severity = rule.severity if rule else Severity.WARNING
     settings = AlignmentOptions.from_mapping(options)
     data = source.data
     for macro in find_macros(data, settings.tab_width):
@@ -60,15 +56,13 @@ def check(source: Source, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
         if edits:
             title = f"Align the backslashes of `{macro.name}` to column {column}"
             fix = Fix(title, edits, safe=not splits_token)
-        yield Diagnostic(
-            code=CODE,
-            name=name,
-            severity=severity,
-            message=(
+        yield diagnostic(
+            CODE,
+            (
                 f"The continuation backslashes of macro `{macro.name}` are in columns {_columns_text(macro)}; "
                 f"align them to column {column}."
             ),
-            span=Span(
+            Span(
                 path=source.path,
                 line=first.number,
                 column=first_backslash - first.start + 1,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from hexlint.checks._macros import AlignmentOptions, find_macros
-from hexlint.core import Diagnostic, Edit, Fix, Severity, Source, Span
+from hexlint.core import Diagnostic, Edit, Fix, Source, Span
+from hexlint.registry import diagnostic
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
 TYPE_CHECKING = False
@@ -16,11 +17,6 @@ CODE = "HX111"
 
 
 def check(source: Source, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
-    from hexlint.registry import find_rule  # the registry imports the checks: look it up at call time
-
-    rule = find_rule(CODE)
-    name = rule.name if rule else "macro-backslash-whitespace"
-    severity = rule.severity if rule else Severity.ERROR
     tab_width = AlignmentOptions.from_mapping(options).tab_width
     data = source.data
     for macro in find_macros(data, tab_width):
@@ -29,15 +25,13 @@ def check(source: Source, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
             if line.backslash + 1 == line.end:
                 continue
             removal = Edit(source.path, line.backslash + 1, line.end, b"")
-            yield Diagnostic(
-                code=CODE,
-                name=name,
-                severity=severity,
-                message=(
+            yield diagnostic(
+                CODE,
+                (
                     f"Whitespace after the continuation backslash in macro `{macro.name}`: some compilers end the "
                     "macro there, others warn; remove it."
                 ),
-                span=Span(
+                Span(
                     path=source.path,
                     line=line.number,
                     column=line.backslash - line.start + 2,
