@@ -54,12 +54,15 @@ def _totals(audit: LibraryAudit, key: str) -> dict[str, int]:
     return totals
 
 
-def compare(old: LibraryAudit, new: LibraryAudit, families: Iterable[str]) -> list[Regression]:
+def compare(
+    old: LibraryAudit, new: LibraryAudit, families: Iterable[str], skip_codes: Iterable[str] = ()
+) -> list[Regression]:
     """Every (function, metric) whose count grew from OLD to NEW, for the selected metric families."""
     wanted = set(families)
+    skipped = set(skip_codes)
     regressions = []
     for metric in METRICS:
-        if metric.family not in wanted:
+        if metric.family not in wanted or metric.code in skipped:
             continue
         before, after = _totals(old, metric.key), _totals(new, metric.key)
         for function in new.functions:

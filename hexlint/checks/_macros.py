@@ -86,7 +86,7 @@ class AlignmentOptions:
 @functools.lru_cache(maxsize=64, typed=True)
 def _validated_options(pad: Any, mode: Any, target_column: Any, tab_width: Any) -> AlignmentOptions:
     chosen = AlignmentOptions(pad=pad, mode=mode, target_column=target_column, tab_width=tab_width)
-    for name, smallest in (("pad", 1), ("target_column", 0), ("tab_width", 1)):
+    for name, smallest in (("pad", 2), ("target_column", 0), ("tab_width", 1)):
         value = getattr(chosen, name)
         if not isinstance(value, int) or isinstance(value, bool) or value < smallest:
             raise ValueError(f"option {name!r} must be an integer >= {smallest}, got {value!r}")

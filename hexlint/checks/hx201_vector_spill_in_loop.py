@@ -15,6 +15,8 @@ CODE = "HX201"
 
 def check(audit: LibraryAudit, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
     threshold = option_int(options, "max_inloop_vector_spills", 0)
+    if threshold < 0:
+        return  # -1 turns the rule off
     for function in audit.functions:
         spills = function.spills(vector=True, in_loop=True)
         if len(spills) <= threshold:

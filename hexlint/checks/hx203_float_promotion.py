@@ -14,6 +14,8 @@ CODE = "HX203"
 
 def check(audit: LibraryAudit, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
     threshold = option_int(options, "max_promotions", 0)
+    if threshold < 0:
+        return  # -1 turns the rule off
     for function in audit.functions:
         if function.is_helper or function.promotions <= threshold:
             continue

@@ -15,6 +15,8 @@ CODE = "HX204"
 
 def check(audit: LibraryAudit, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
     threshold = option_int(options, "max_inloop_divisions", 0)
+    if threshold < 0:
+        return  # -1 turns the rule off
     for function in audit.functions:
         if function.is_helper:
             continue

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -15,10 +14,11 @@ CODE = "HX205"
 
 def check(audit: LibraryAudit, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
     threshold = option_int(options, "max_dma_vec_ops", 0)
-    pattern = options.get("dma_pattern") or audit.settings.dma_pattern
-    matcher = re.compile(pattern)
+    if threshold < 0:
+        return  # -1 turns the rule off
+    # The audit decided which functions are DMA workers from the same dma_pattern option (empty: none).
     for function in audit.functions:
-        if not matcher.search(function.name) or function.hvx_instructions <= threshold:
+        if not function.is_dma_worker or function.hvx_instructions <= threshold:
             continue
         message = (
             f"DMA worker `{function.name}` executes {plural(function.hvx_instructions, 'HVX instruction')} "

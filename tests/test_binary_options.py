@@ -1,0 +1,50 @@
+"""Binary rule options at their edges: -1 turns a rule off, an empty DMA pattern names no worker, the gate and strict
+mode agree on HX202 being opt-in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import run_hexlint
+
+ROOT = Path(__file__).resolve().parent.parent
+TWINS = ROOT / "fixtures" / "binary"
+
+
+def config_with(tmp_path: Path, table: str) -> Path:
+    config = tmp_path / "hexlint.toml"
+    config.write_text(table)
+    return config
+
+
+@pytest.mark.parametrize(
+    ("code", "option", "twin"),
+    [
+        ("HX201", "max_inloop_vector_spills", "vector_spill.so"),
+        ("HX203", "max_promotions", "float_promotion.so"),
+        ("HX204", "max_inloop_divisions", "division.so"),
+        ("HX205", "max_dma_vec_ops", "dma_worker.so"),
+    ],
+)
+def test_minus_one_turns_a_binary_rule_off(tmp_path: Path, code: str, option: str, twin: str) -> None:
+    library = str(TWINS / twin)
+    assert code in run_hexlint("--select", code, library).stdout  # the twin does break the rule
+    config = config_with(tmp_path, f"[rules.{code}]\n{option} = -1\n")
+    run = run_hexlint("--config", str(config), "--select", code, library)
+    assert (run.status, run.stdout) == (0, ""), run.stderr
+
+
+def test_empty_dma_pattern_names_no_dma_worker() -> None:
+    library = str(TWINS / "vector_spill.so")  # HVX everywhere, no function named like a DMA worker
+    assert "HX205" not in run_hexlint("--dma-pattern", "", "--select", "HX205", library).stdout
+    gate = run_hexlint("--dma-pattern", "", "--baseline-lib", str(TWINS / "division.so"), library)
+    assert "HX205" not in gate.stdout
+
+
+def test_gate_counts_scalar_spills_only_when_asked_like_strict_mode() -> None:
+    old, new = str(TWINS / "division.so"), str(TWINS / "scalar_spill.so")
+    assert "HX202" not in run_hexlint("--spills", "--baseline-lib", old, new).stdout
+    asked = run_hexlint("--spills", "--max-inloop-sspills", "0", "--baseline-lib", old, new)
+    assert "HX202" in asked.stdout
+    assert asked.status == 1
