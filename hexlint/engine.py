@@ -194,7 +194,17 @@ def role_for(path: str, config: Config, settings: RunSettings) -> str:
         return KERNEL
     if any(path_matches_glob(path, glob, config.root) for glob in (*settings.host_globs, *config.host_globs)):
         return HOST
-    return classify(path)
+    return classify(_placement(path))
+
+
+def _placement(path: str) -> str:
+    """Where a file sits, independent of the working directory: its real path, relative to its repository when it
+    has one (so `cd htp && hexlint .` still sees kernel code, and an `htp` directory above the checkout does not)."""
+    from hexlint.discover import find_repository_root
+
+    real = path_key(path)
+    root = find_repository_root(Path(real).parent)
+    return os.path.relpath(real, root) if root is not None else real
 
 
 # ---------------------------------------------------------------- reading
