@@ -14,6 +14,7 @@ code scanning UI and scripts reading the log find them.
 
 from __future__ import annotations
 
+import functools
 import os
 import urllib.parse
 from collections.abc import Sequence
@@ -68,16 +69,37 @@ def rule_descriptor(rule: Rule) -> dict[str, Any]:
     }
 
 
+@functools.lru_cache(maxsize=256)
+def _file_lines(path: str) -> tuple[bytes, ...]:
+    try:
+        with open(path, "rb") as handle:
+            return tuple(handle.read().splitlines())
+    except OSError:
+        return ()
+
+
+def code_point_column(path: str, line: int, byte_column: int) -> int:
+    """hexlint's columns count bytes (as libclang does); SARIF's `unicodeCodePoints` counts characters."""
+    lines = _file_lines(path)
+    if not 0 < line <= len(lines):
+        return byte_column
+    prefix = lines[line - 1][: byte_column - 1]
+    if prefix.isascii():
+        return byte_column
+    # An undecodable byte counts as one character, as an editor showing U+FFFD would place it.
+    return len(prefix.decode("utf-8", errors="replace")) + 1
+
+
 def region(span: Span) -> dict[str, Any] | None:
     if span.line is None:
         return None
     fields: dict[str, Any] = {"startLine": span.line}
     if span.column is not None:
-        fields["startColumn"] = span.column
+        fields["startColumn"] = code_point_column(span.path, span.line, span.column)
     if span.end_line is not None and span.end_line >= span.line:
         fields["endLine"] = span.end_line
         if span.end_column is not None and (span.end_line > span.line or span.end_column >= (span.column or 1)):
-            fields["endColumn"] = span.end_column
+            fields["endColumn"] = code_point_column(span.path, span.end_line, span.end_column)
     return fields
 
 

@@ -1,0 +1,32 @@
+"""SARIF columns are Unicode code points (its columnKind); hexlint's own columns count bytes, as libclang does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import run_hexlint
+
+KERNEL = """int sum(const int *x, int n, int d) {
+    int s = 0;
+    for (int i = 0; i < n; i++) {
+        /* ééé */ s += x[i] / d;
+    }
+    return s;
+}
+"""
+
+
+def test_sarif_column_counts_characters_where_text_output_counts_bytes(tmp_path: Path) -> None:
+    source = tmp_path / "htp" / "div.c"
+    source.parent.mkdir()
+    source.write_text(KERNEL, encoding="utf-8")
+    text = run_hexlint("--select", "HX108", str(source)).stdout
+    byte_column = int(text.split(":")[2])
+    sarif = json.loads(run_hexlint("--select", "HX108", "--format", "sarif", str(source)).stdout)
+    (result,) = sarif["runs"][0]["results"]
+    region = result["locations"][0]["physicalLocation"]["region"]
+    line = KERNEL.splitlines()[3]
+    assert sarif["runs"][0]["columnKind"] == "unicodeCodePoints"
+    assert byte_column - region["startColumn"] == 3  # three two-byte characters before the division
+    assert line[region["startColumn"] - 1 :].startswith("x[i] / d")
