@@ -145,17 +145,32 @@ def sdk_include_dirs(sdk_root: str) -> list[str]:
 def compile_command_arguments(compile_commands: str, path: str) -> list[str] | None:
     """The -I/-D/-include/-std flags recorded for `path` in a compile_commands.json, or None when it has no entry."""
     try:
+        modified = os.stat(compile_commands).st_mtime_ns
+    except OSError as error:
+        raise InputError(compile_commands, f"cannot read compile commands: {error.strerror or error}") from error
+    flags = _compile_flags_by_file(compile_commands, modified).get(os.path.realpath(path))
+    return list(flags) if flags is not None else None
+
+
+@functools.lru_cache(maxsize=8)
+def _compile_flags_by_file(compile_commands: str, modified: int) -> dict[str, tuple[str, ...]]:
+    """{real path of each entry's file: its useful flags}; keyed by mtime so an edited database is re-read."""
+    try:
         entries = json.loads(Path(compile_commands).read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise InputError(compile_commands, f"cannot read compile commands: {error}") from error
-    wanted = os.path.realpath(path)
+    if not isinstance(entries, list):
+        raise InputError(compile_commands, "cannot read compile commands: not a JSON list of entries")
+    flags: dict[str, tuple[str, ...]] = {}
     for entry in entries:
-        directory = entry.get("directory", ".")
-        if os.path.realpath(os.path.join(directory, entry.get("file", ""))) != wanted:
+        if not isinstance(entry, dict):
             continue
+        directory = entry.get("directory", ".")
+        source = os.path.realpath(os.path.join(directory, entry.get("file", "")))
         words = entry.get("arguments") or shlex.split(entry.get("command", ""))
-        return _useful_compile_flags(words[1:], directory)
-    return None
+        # The first entry for a file wins, as the linear search did.
+        flags.setdefault(source, tuple(_useful_compile_flags(words[1:], directory)))
+    return flags
 
 
 def _useful_compile_flags(words: list[str], directory: str) -> list[str]:
@@ -185,16 +200,17 @@ def arguments_for(path: str, role: str, settings: ParseSettings) -> list[str]:
     """The clang arguments for one file (see toolchain-notes.md for why each one is there)."""
     language = ["-x", "c++", "-std=c++17"] if is_cxx(path) else ["-x", "c", "-std=gnu11"]
     recorded = compile_command_arguments(settings.compile_commands, path) if settings.compile_commands else None
+    tree_dirs = tree_include_dirs(path)
     includes = [f"-I{directory}" for directory in settings.include_dirs]
     if recorded is None:
-        includes += [f"-I{directory}" for directory in tree_include_dirs(path)]
+        includes += [f"-I{directory}" for directory in tree_dirs]
     else:
         includes += recorded
     defines = [f"-D{define}" for define in settings.defines]
     sdk = sdk_include_dirs(settings.sdk_root) if settings.sdk_root else []
     # The stand-ins are searched after the tree's own dirs and the SDK's, so real headers always win.
     sdk_and_stubs = [flag for directory in sdk for flag in ("-isystem", directory)]
-    for directory in interface_header_dirs(tuple(tree_include_dirs(path))):
+    for directory in interface_header_dirs(tuple(tree_dirs)):
         sdk_and_stubs += ["-isystem", directory]
     sdk_and_stubs += ["-isystem", str(stubs_dir() / "common")]
     builtin = ["-isystem", str(builtin_include_dir())]
