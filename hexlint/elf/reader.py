@@ -236,8 +236,13 @@ def _infer_missing_sizes(
             (s.address + len(s.data) for s in code_sections if s.address <= function.address < s.address + len(s.data)),
             function.address,
         )
-        later = [f.address for f in functions[index + 1 :] if f.address > function.address]
-        end = min([section_end, *later[:1]])
+        # The list is sorted by address: the next symbol that starts further on ends this one.
+        following = section_end
+        for later in range(index + 1, len(functions)):
+            if functions[later].address > function.address:
+                following = functions[later].address
+                break
+        end = min(section_end, following)
         if end > function.address:
             result.append(
                 FunctionSymbol(function.name, function.address, end - function.address, function.is_local, True)
