@@ -84,16 +84,30 @@ def _check_selectors(selectors: Sequence[str], key: str, source: Path) -> None:
 
 
 def _same_shape(default: Any, value: Any) -> bool:
-    """A config value may replace a default of the same kind (bool is not an int here)."""
+    """A config value may replace a default of the same kind, down to list items and table values
+    (bool is not an int here); an empty default list or table says nothing about its items."""
     if isinstance(default, bool) or isinstance(value, bool):
         return isinstance(default, bool) and isinstance(value, bool)
     if isinstance(default, (int, float)):
         return isinstance(value, (int, float))
     if isinstance(default, list):
-        return isinstance(value, list)
+        return isinstance(value, list) and (not default or all(_same_shape(default[0], item) for item in value))
     if isinstance(default, dict):
-        return isinstance(value, dict)
+        if not isinstance(value, dict):
+            return False
+        sample = next(iter(default.values()), None)
+        # A key the default has keeps that key's shape (record-like tables); any other key, the first value's.
+        return not default or all(_same_shape(default.get(key, sample), item) for key, item in value.items())
     return isinstance(value, type(default))
+
+
+def _shape_name(default: Any) -> str:
+    """'list of int', 'table of list of str': what the error asks for."""
+    if isinstance(default, list) and default:
+        return f"list of {_shape_name(default[0])}"
+    if isinstance(default, dict) and default:
+        return f"table of {_shape_name(next(iter(default.values())))}"
+    return {"dict": "table", "str": "string"}.get(type(default).__name__, type(default).__name__)
 
 
 def validate_rule_options(rule: Rule, options: Mapping[str, Any], source: str) -> dict[str, Any]:
@@ -104,7 +118,7 @@ def validate_rule_options(rule: Rule, options: Mapping[str, Any], source: str) -
             known = ", ".join(sorted(rule.options)) or "none"
             raise ConfigError(f"{source}: unknown option `{name}` for rule {rule.code} ({rule.name}); known: {known}")
         if not _same_shape(rule.options[name], value):
-            expected = type(rule.options[name]).__name__
+            expected = _shape_name(rule.options[name])
             raise ConfigError(f"{source}: option `{name}` of rule {rule.code} must be a {expected}")
         checked[name] = value
     return checked
