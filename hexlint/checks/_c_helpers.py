@@ -94,19 +94,44 @@ def place_inside(region: LoopRegion, place: NodePlace) -> bool:
     return region.holds(place)
 
 
+# A name not reached through `.`/`->` and not the tail of a longer identifier: `p->d = i` does not write `d`.
+_NOT_A_MEMBER = rb"(?<![\w.>])"
+# An `&` right after the end of an operand (identifier, literal, `)` or `]`) is the binary operator, not address-of.
+_OPERAND_END = re.compile(rb"[\w)\]]\Z")
+# ... unless that identifier is a keyword that takes an expression after it (`return &d`).
+_KEYWORD_END = re.compile(rb"(?<!\w)return\Z")
+
+
+def assignment_count(text: bytes, name: str) -> int:
+    """How often `name = ...` (plain assignment, not `==`) is written in the text, member stores excluded."""
+    pattern = rb"%s%s\s*=(?!=)" % (_NOT_A_MEMBER, re.escape(name.encode()))
+    return len(re.findall(pattern, text))
+
+
+def _takes_address(text: bytes, name: str) -> bool:
+    """`&name` as a unary operator: no operand just before the `&` (`i & d`, `n && d` are not address-of)."""
+    pattern = rb"(?<!&)&(?!&)\s*%s\b(?!\s*[-.\[])" % re.escape(name.encode())
+    return any(_unary_position(text[: match.start()].rstrip()) for match in re.finditer(pattern, text))
+
+
+def _unary_position(before: bytes) -> bool:
+    return _OPERAND_END.search(before[-1:]) is None or _KEYWORD_END.search(before[-6:]) is not None
+
+
 def written_in(text: bytes, name: str) -> bool:
-    """Whether the loop text assigns, increments or takes the address of variable `name` (a textual check)."""
+    """Whether the text assigns (plainly or compound), increments or takes the address of variable `name`.
+
+    Textual, so members of the same name (`p->d = i`) and binary `&`/`&&` are told apart from writes to `name`.
+    """
     escaped = re.escape(name.encode())
-    pattern = (
-        rb"(?:\b%s\s*(?:[-+*/%%&|^]|<<|>>)?=(?!=)|\b%s\s*(?:\+\+|--)|(?:\+\+|--)\s*%s\b|&\s*%s\b(?!\s*[-.\[]))"
-        % (
-            escaped,
-            escaped,
-            escaped,
-            escaped,
-        )
+    pattern = rb"%s%s\s*(?:[-+*/%%&|^]|<<|>>)?=(?!=)|%s%s\s*(?:\+\+|--)|(?:\+\+|--)\s*%s\b(?!\s*(?:->|\.))" % (
+        _NOT_A_MEMBER,
+        escaped,
+        _NOT_A_MEMBER,
+        escaped,
+        escaped,
     )
-    return re.search(pattern, text) is not None
+    return re.search(pattern, text) is not None or _takes_address(text, name)
 
 
 _VARIANT_KINDS = frozenset({"CALL_EXPR", "ARRAY_SUBSCRIPT_EXPR", "STMT_EXPR"})

@@ -11,7 +11,7 @@ from typing import Any
 
 from hexlint.c.index import Project, UnitIndex
 from hexlint.c.node import Node
-from hexlint.checks._c_helpers import RuleIdentity, matches_any, rule_identity, string_list
+from hexlint.checks._c_helpers import RuleIdentity, assignment_count, matches_any, rule_identity, string_list
 from hexlint.core import Diagnostic, Severity, Span
 
 CODE = "HX104"
@@ -304,8 +304,7 @@ class _Resolver:
 
     def _reassigned(self, name: str, initialisations: int) -> bool:
         """Whether the function assigns `name` more often than its declaration does (a textual count)."""
-        pattern = rb"(?<![\w.>])%s\s*=(?!=)" % re.escape(name.encode())
-        return len(re.findall(pattern, self.function_text)) > initialisations
+        return assignment_count(self.function_text, name) > initialisations
 
 
 def _initializer(declaration: Node) -> Node | None:
