@@ -19,7 +19,7 @@ from pathlib import Path
 
 from hexlint import registry
 from hexlint.config import Config, ignored_codes_for, path_matches_glob, rule_options
-from hexlint.core import Diagnostic, Fix, Related, Rule, Severity, Source, Span
+from hexlint.core import Diagnostic, Fix, Related, Rule, Source, Span
 from hexlint.discover import DiscoveryError, discover, is_translation_unit
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
@@ -337,14 +337,8 @@ def _utf8_name(path: str) -> bool:
 
 
 def _unopenable(path: str) -> Diagnostic:
-    return Diagnostic(
-        code=PARSE_ERROR,
-        name="parse-error",
-        severity=Severity.ERROR,
-        message="the file name is not valid UTF-8, so libclang cannot open the file; rename it",
-        span=Span(path),
-        fingerprint_text="file name is not UTF-8",
-    )
+    message = "the file name is not valid UTF-8, so libclang cannot open the file; rename it"
+    return registry.diagnostic(PARSE_ERROR, message, Span(path), fingerprint_text="file name is not UTF-8")
 
 
 # ---------------------------------------------------------------- context (the rest of the tree)

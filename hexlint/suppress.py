@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from hexlint import registry
-from hexlint.core import Diagnostic, Severity, Source, Span
+from hexlint.core import Diagnostic, Source, Span
 
 UNUSED_SUPPRESSION = "HX001"
 
@@ -113,15 +113,9 @@ def find_suppressions(source: Source) -> list[Suppression]:
 
 
 def _hx001(suppression: Suppression, message: str) -> Diagnostic:
-    rule = registry.find_rule(UNUSED_SUPPRESSION)
-    return Diagnostic(
-        code=UNUSED_SUPPRESSION,
-        name=rule.name if rule else "unused-suppression",
-        severity=rule.severity if rule else Severity.WARNING,
-        message=message,
-        span=Span(suppression.path, suppression.line, suppression.column, suppression.line, suppression.end_column),
-        fingerprint_text=f"hexlint: ignore[{','.join(suppression.codes)}]",
-    )
+    span = Span(suppression.path, suppression.line, suppression.column, suppression.line, suppression.end_column)
+    fingerprint = f"hexlint: ignore[{','.join(suppression.codes)}]"
+    return registry.diagnostic(UNUSED_SUPPRESSION, message, span, fingerprint_text=fingerprint)
 
 
 def _resolve(selector: str) -> str | None:

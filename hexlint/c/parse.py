@@ -17,7 +17,7 @@ from pathlib import Path, PurePath
 import clang.cindex as cindex
 
 from hexlint.c.idl import generated_include_dir
-from hexlint.core import Diagnostic, Severity, Span
+from hexlint.core import Diagnostic, Span
 
 KERNEL = "kernel"
 HOST = "host"
@@ -289,14 +289,10 @@ def _diagnostic_at(diagnostic: cindex.Diagnostic, path: str, message: str) -> Di
 
 
 def _parse_error(path: str, line: int | None, column: int | None, message: str) -> Diagnostic:
-    return Diagnostic(
-        code="HX002",
-        name="parse-error",
-        severity=Severity.ERROR,
-        message=message,
-        span=Span(path=path, line=line, column=column),
-        fingerprint_text=message,
-    )
+    # Imported here: the registry imports the checks, which import this module.
+    from hexlint.registry import diagnostic
+
+    return diagnostic("HX002", message, Span(path=path, line=line, column=column), fingerprint_text=message)
 
 
 def _safe_text(read) -> str:

@@ -1,0 +1,51 @@
+"""hexlint's own findings (HX001, HX002) take their name and severity from the rule documents, like every check's."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from hexlint import engine, registry, suppress
+from hexlint.c import parse
+from hexlint.core import Diagnostic, Severity
+
+
+@pytest.fixture
+def demoted_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """HX001 and HX002 as documents with other severities: a hand-rolled fallback would not follow."""
+    rules = dict(registry._rules_by_code_and_name())
+    for code in ("HX001", "HX002"):
+        changed = replace(rules[code.lower()], severity=Severity.INFO)
+        rules[code.lower()] = changed
+        rules[changed.name] = changed
+    monkeypatch.setattr(registry, "_rules_by_code_and_name", lambda: rules)
+
+
+def _matches_document(found: Diagnostic) -> None:
+    rule = registry._rules_by_code_and_name()[found.code.lower()]
+    assert (found.name, found.severity) == (rule.name, rule.severity)
+
+
+def test_parse_error_comes_from_the_document(tmp_path: Path, demoted_rules: None) -> None:
+    path = tmp_path / "broken.c"
+    path.write_text("int f( {\n")
+    (found, *_) = parse.parse_unit(str(path), parse.HOST, parse.ParseSettings()).diagnostics
+    assert found.code == "HX002" and found.severity == Severity.INFO
+    _matches_document(found)
+    assert found.fingerprint_text == found.message
+
+
+def test_unopenable_name_comes_from_the_document(demoted_rules: None) -> None:
+    found = engine._unopenable("bad\udcffname.c")
+    assert found.code == "HX002" and found.severity == Severity.INFO
+    _matches_document(found)
+
+
+def test_unused_suppression_comes_from_the_document(demoted_rules: None) -> None:
+    directive = suppress.Suppression("k.c", 3, 5, 30, 3, ("HX104",), "why", well_formed=True)
+    found = suppress._hx001(directive, "unused")
+    assert found.code == "HX001" and found.severity == Severity.INFO
+    _matches_document(found)
+    assert found.fingerprint_text == "hexlint: ignore[HX104]"
