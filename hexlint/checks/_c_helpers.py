@@ -1,4 +1,4 @@
-"""Helpers shared by the source rules HX104, HX105 and HX108: rule identity, diagnostics at nodes, loop regions."""
+"""Helpers shared by the source rules HX104, HX105 and HX108: diagnostics at nodes, loop regions, textual writes."""
 
 from __future__ import annotations
 
@@ -10,40 +10,22 @@ from typing import Any
 
 from hexlint.c.index import UnitIndex
 from hexlint.c.node import Node
-from hexlint.core import Diagnostic, Related, Severity, Span
-from hexlint.registry import find_rule
+from hexlint.core import Diagnostic, Related, Span
+from hexlint.registry import diagnostic
 
 LOOP_KINDS = ("FOR_STMT", "WHILE_STMT", "DO_STMT")
-
-
-@dataclass(frozen=True)
-class RuleIdentity:
-    code: str
-    name: str
-    severity: Severity
-
-
-def rule_identity(code: str, default_name: str, default_severity: Severity) -> RuleIdentity:
-    """Name and severity from the rule's document; the defaults serve only a check called without the registry."""
-    rule = find_rule(code)
-    if rule is None:
-        return RuleIdentity(code, default_name, default_severity)
-    return RuleIdentity(code, rule.name, rule.severity)
 
 
 def node_span(node: Node) -> Span:
     return Span(node.path, node.line, node.column, node.end_line, node.end_column)
 
 
-def diagnostic_at(
-    identity: RuleIdentity, unit: UnitIndex, node: Node, message: str, related: Sequence[Related] = ()
-) -> Diagnostic:
-    return Diagnostic(
-        code=identity.code,
-        name=identity.name,
-        severity=identity.severity,
-        message=message,
-        span=node_span(node),
+def diagnostic_at(code: str, unit: UnitIndex, node: Node, message: str, related: Sequence[Related] = ()) -> Diagnostic:
+    """A finding of rule `code` at a node; its name and severity come from the rule's document."""
+    return diagnostic(
+        code,
+        message,
+        node_span(node),
         related=tuple(related),
         fingerprint_text=unit.source_line(node.path, node.line).strip(),
     )

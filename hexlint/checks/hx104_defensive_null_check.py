@@ -11,8 +11,9 @@ from typing import Any
 
 from hexlint.c.index import Project, UnitIndex
 from hexlint.c.node import Node
-from hexlint.checks._c_helpers import RuleIdentity, assignment_count, matches_any, rule_identity, string_list
-from hexlint.core import Diagnostic, Severity, Span
+from hexlint.checks._c_helpers import assignment_count, matches_any, string_list
+from hexlint.core import Diagnostic, Span
+from hexlint.registry import diagnostic
 
 CODE = "HX104"
 _NULL_SPELLINGS = frozenset({"NULL", "nullptr", "0", "((void*)0)", "(void*)0"})
@@ -75,18 +76,17 @@ class CheckedPointer:
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
-    identity = rule_identity(CODE, "defensive-null-check", Severity.WARNING)
     settings = NullCheckSettings.from_options(options)
     reported: set[tuple[str, int, int]] = set()
     for unit in project.units:
-        for finding in _unit_findings(identity, unit, settings):
+        for finding in _unit_findings(unit, settings):
             key = (finding.span.path, finding.span.line or 0, finding.span.column or 0)
             if key not in reported:
                 reported.add(key)
                 yield finding
 
 
-def _unit_findings(identity: RuleIdentity, unit: UnitIndex, settings: NullCheckSettings) -> Iterator[Diagnostic]:
+def _unit_findings(unit: UnitIndex, settings: NullCheckSettings) -> Iterator[Diagnostic]:
     names = settings.internal_pointer_names if unit.role == "kernel" else settings.host_internal_pointer_names
     resolvers: dict[Node, _Resolver] = {}  # one per function: it remembers what each variable is
     for statement in [*unit.nodes("IF_STMT"), *unit.nodes("CONDITIONAL_OPERATOR")]:
@@ -105,7 +105,7 @@ def _unit_findings(identity: RuleIdentity, unit: UnitIndex, settings: NullCheckS
         if checked:
             macro = _assert_macro_name(unit, statement, settings)
             # One finding per condition, as a reviewer writes one comment on `if (!q || !k || !dst)`.
-            yield _finding(identity, unit, checked, macro)
+            yield _finding(unit, checked, macro)
 
 
 def _in_scope(unit: UnitIndex, function: Node, settings: NullCheckSettings) -> bool:
@@ -351,7 +351,7 @@ def _describe(checked: list[CheckedPointer]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-def _finding(identity: RuleIdentity, unit: UnitIndex, checked: list[CheckedPointer], macro: str) -> Diagnostic:
+def _finding(unit: UnitIndex, checked: list[CheckedPointer], macro: str) -> Diagnostic:
     subject = _describe(checked)
     never = "it is" if len(checked) == 1 else "they are"
     if macro:
@@ -367,11 +367,4 @@ def _finding(identity: RuleIdentity, unit: UnitIndex, checked: list[CheckedPoint
         span = Span(place.path, place.line, place.column) if place.path else Span(node.path, node.line, node.column)
     else:
         span = Span(node.path, node.line, node.column, node.end_line, node.end_column)
-    return Diagnostic(
-        code=identity.code,
-        name=identity.name,
-        severity=identity.severity,
-        message=message,
-        span=span,
-        fingerprint_text=unit.source_line(span.path, span.line or 0).strip(),
-    )
+    return diagnostic(CODE, message, span, fingerprint_text=unit.source_line(span.path, span.line or 0).strip())

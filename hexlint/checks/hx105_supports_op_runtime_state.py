@@ -10,8 +10,9 @@ from typing import Any
 
 from hexlint.c.index import Project, UnitIndex
 from hexlint.c.node import Node
-from hexlint.checks._c_helpers import RuleIdentity, matches_any, node_span, rule_identity, string_list
-from hexlint.core import Diagnostic, Related, Severity, Span
+from hexlint.checks._c_helpers import matches_any, node_span, string_list
+from hexlint.core import Diagnostic, Related, Span
+from hexlint.registry import diagnostic
 
 CODE = "HX105"
 _COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
@@ -63,13 +64,12 @@ class Access:
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
-    identity = rule_identity(CODE, "supports-op-runtime-state", Severity.ERROR)
     settings = RuntimeStateSettings.from_options(options)
     for unit in project.host_units():
-        yield from _unit_findings(identity, unit, settings)
+        yield from _unit_findings(unit, settings)
 
 
-def _unit_findings(identity: RuleIdentity, unit: UnitIndex, settings: RuntimeStateSettings) -> Iterator[Diagnostic]:
+def _unit_findings(unit: UnitIndex, settings: RuntimeStateSettings) -> Iterator[Diagnostic]:
     functions = {function.spelling for function in unit.functions_all()}
     entries = [name for name in sorted(functions) if matches_any(name, settings.entry_functions)]
     checkers = [name for name in sorted(functions) if matches_any(name, settings.checker_functions)]
@@ -92,7 +92,7 @@ def _unit_findings(identity: RuleIdentity, unit: UnitIndex, settings: RuntimeSta
         # One finding per line, as a reviewer comments on `if (t->buffer && is_repack(t->buffer))` once.
         unique = list(dict.fromkeys(access.what for access in accesses))
         first = min(accesses, key=lambda access: access.span.column or 0)
-        yield _finding(identity, unit, first, ", ".join(unique), chains[first.function])
+        yield _finding(unit, first, ", ".join(unique), chains[first.function])
 
 
 def _calls_by_caller(unit: UnitIndex, functions: set[str], settings: RuntimeStateSettings) -> dict[str, list[CallHop]]:
@@ -188,9 +188,7 @@ def _forbidden_identifiers(unit: UnitIndex, settings: RuntimeStateSettings, reac
             yield Access(function.spelling, span, f"`{match.group().decode()}`")
 
 
-def _finding(
-    identity: RuleIdentity, unit: UnitIndex, access: Access, what: str, chain: tuple[CallHop, ...]
-) -> Diagnostic:
+def _finding(unit: UnitIndex, access: Access, what: str, chain: tuple[CallHop, ...]) -> Diagnostic:
     root = chain[0].caller if chain else access.function
     if chain:
         path = " -> ".join([root, *(hop.callee for hop in chain)])
@@ -202,12 +200,10 @@ def _finding(
         "decide from types, shapes, strides and op params only."
     )
     related = tuple(Related(hop.site, f"`{hop.caller}` calls `{hop.callee}` here") for hop in chain)
-    return Diagnostic(
-        code=identity.code,
-        name=identity.name,
-        severity=identity.severity,
-        message=message,
-        span=access.span,
+    return diagnostic(
+        CODE,
+        message,
+        access.span,
         related=related,
         fingerprint_text=unit.source_line(access.span.path, access.span.line or 0).strip(),
     )

@@ -12,15 +12,14 @@ from hexlint.c.node import Node
 from hexlint.checks._c_helpers import (
     LoopFinder,
     LoopRegion,
-    RuleIdentity,
     diagnostic_at,
     is_loop_invariant,
     loop_regions,
     matches_any,
-    rule_identity,
     string_list,
 )
-from hexlint.core import Diagnostic, Related, Severity, Span
+from hexlint.core import Diagnostic, Related, Span
+from hexlint.registry import diagnostic
 
 CODE = "HX108"
 DIVISION_OPERATORS = frozenset({"/", "%", "/=", "%="})
@@ -29,11 +28,10 @@ IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
-    identity = rule_identity(CODE, "division-in-loop", Severity.WARNING)
     settings = DivisionSettings.from_options(options)
     reported: set[tuple[str, int]] = set()
     for unit in project.kernel_units():
-        for finding in _unit_findings(identity, unit, settings):
+        for finding in _unit_findings(unit, settings):
             # A division in a macro body is one finding at its #define line, however often the macro is expanded.
             key = (finding.span.path, finding.span.line or 0, finding.span.column or 0)
             if key not in reported:
@@ -62,7 +60,7 @@ class DivisionSettings:
         )
 
 
-def _unit_findings(identity: RuleIdentity, unit: UnitIndex, settings: DivisionSettings) -> Iterator[Diagnostic]:
+def _unit_findings(unit: UnitIndex, settings: DivisionSettings) -> Iterator[Diagnostic]:
     # One kind at a time: asking for several sorts them by location, which costs a libclang call per node.
     candidates = [*unit.nodes("BINARY_OPERATOR"), *unit.nodes("COMPOUND_ASSIGNMENT_OPERATOR")]
     divisions = [node for node in candidates if node.binary_operator in DIVISION_OPERATORS]
@@ -93,7 +91,7 @@ def _unit_findings(identity: RuleIdentity, unit: UnitIndex, settings: DivisionSe
         function = unit.enclosing_function(division)
         if function is not None and matches_any(function.spelling, settings.exempt_functions):
             continue
-        yield _finding(identity, unit, division, divisor, region, is_float, settings)
+        yield _finding(unit, division, divisor, region, is_float, settings)
 
 
 def _is_setup_loop(region: LoopRegion, settings: DivisionSettings) -> bool:
@@ -103,7 +101,6 @@ def _is_setup_loop(region: LoopRegion, settings: DivisionSettings) -> bool:
 
 
 def _finding(
-    identity: RuleIdentity,
     unit: UnitIndex,
     division: Node,
     divisor: Node,
@@ -120,17 +117,15 @@ def _finding(
         loop_span = Span(loop.path, loop.line, loop.column)
     related = [Related(loop_span, "the loop that repeats the division")]
     if not division.is_macro_expansion:
-        return diagnostic_at(identity, unit, division, message, related)
+        return diagnostic_at(CODE, unit, division, message, related)
     place = division.spelling_start
     if not place.path:
-        return diagnostic_at(identity, unit, division, message, related)
+        return diagnostic_at(CODE, unit, division, message, related)
     related.append(Related(Span(division.path, division.line, division.column), "expanded from this macro use"))
-    return Diagnostic(
-        code=identity.code,
-        name=identity.name,
-        severity=identity.severity,
-        message=message,
-        span=Span(place.path, place.line, place.column),
+    return diagnostic(
+        CODE,
+        message,
+        Span(place.path, place.line, place.column),
         related=tuple(related),
         fingerprint_text=unit.source_line(place.path, place.line).strip().rstrip("\\").strip(),
     )
