@@ -55,8 +55,7 @@ class RunSettings:
     compile_commands: str | None = None
     include_dirs: tuple[str, ...] = ()
     defines: tuple[str, ...] = ()
-    kernel_globs: tuple[str, ...] = ()
-    host_globs: tuple[str, ...] = ()
+    kernel_globs: tuple[str, ...] = ()  # the fixture runner marks single-file kernel fixtures
     jobs: int = 0  # 0: one thread per core
     fix: bool = False
     diff: bool = False
@@ -192,7 +191,7 @@ def role_for(path: str, config: Config, settings: RunSettings) -> str:
 
     if any(path_matches_glob(path, glob, config.root) for glob in (*settings.kernel_globs, *config.kernel_globs)):
         return KERNEL
-    if any(path_matches_glob(path, glob, config.root) for glob in (*settings.host_globs, *config.host_globs)):
+    if any(path_matches_glob(path, glob, config.root) for glob in config.host_globs):
         return HOST
     return classify(_placement(path))
 

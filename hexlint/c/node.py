@@ -75,14 +75,6 @@ class Node:
     def type_spelling(self) -> str:
         return _text(lambda: self._cursor.type.spelling)
 
-    @property
-    def canonical_type_spelling(self) -> str:
-        return _text(lambda: self._cursor.type.get_canonical().spelling)
-
-    @property
-    def result_type_spelling(self) -> str:
-        return _text(lambda: self._cursor.result_type.spelling)
-
     def _load_location(self) -> tuple[str, int, int]:
         if self._location is None:
             self._location = expansion_location(self._cursor)
@@ -148,11 +140,6 @@ class Node:
         return Node(target) if target is not None and not target.kind.is_invalid() else None
 
     @property
-    def definition(self) -> Node | None:
-        target = self._cursor.get_definition()
-        return Node(target) if target is not None else None
-
-    @property
     def type_declaration(self) -> Node | None:
         """The declaration of this node's type, looking through pointers and typedefs (e.g. the struct of `kparams`)."""
         clang_type = self._cursor.type.get_canonical()
@@ -208,15 +195,6 @@ class Node:
         return " ".join(self.tokens())
 
     @property
-    def integer_value(self) -> int | None:
-        """The value of an integer constant expression, when clang can evaluate it."""
-        try:
-            result = self._cursor.get_integer_value() if self.kind == "INTEGER_LITERAL" else None
-        except (ValueError, AttributeError):
-            result = None
-        return result
-
-    @property
     def constant_value(self) -> int | float | None:
         """The value clang folds this expression to (literals, enum constants, sizeof, const-initialised ints ...)."""
         return _evaluate(self._cursor)
@@ -247,10 +225,6 @@ class Node:
     def spelling_start(self) -> SpellingPlace:
         """Where the node's first token is written: inside a #define for code a macro body produced."""
         return _spelling_place(self._cursor.extent.start)
-
-    @property
-    def spelling_end(self) -> SpellingPlace:
-        return _spelling_place(self._cursor.extent.end)
 
     @property
     def is_macro_expansion(self) -> bool:

@@ -57,7 +57,6 @@ class ParseSettings:
     defines: tuple[str, ...] = ()
     compile_commands: str | None = None
     sdk_root: str | None = None
-    detailed_preprocessing: bool = False
     # Appended to the clang arguments as given (like clang-tidy's --extra-arg), e.g. "-nostdinc++" or "-DNDEBUG".
     extra_arguments: tuple[str, ...] = ()
 
@@ -230,15 +229,12 @@ def arguments_for(path: str, role: str, settings: ParseSettings) -> list[str]:
     return [*language, "-fsyntax-only", *defines, *includes, *builtin, *sdk_and_stubs, *settings.extra_arguments]
 
 
-def parse_unit(path: str, role: str, settings: ParseSettings, index: cindex.Index | None = None) -> ParsedUnit:
+def parse_unit(path: str, role: str, settings: ParseSettings) -> ParsedUnit:
     """Parse one file. Bad C becomes HX002 diagnostics; only an unreadable file raises InputError."""
     _check_readable(path)
     arguments = arguments_for(path, role, settings)
-    options = _KEEP_GOING
-    if settings.detailed_preprocessing:
-        options |= cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
     try:
-        translation_unit = (index or cindex.Index.create()).parse(path, args=arguments, options=options)
+        translation_unit = cindex.Index.create().parse(path, args=arguments, options=_KEEP_GOING)
     except cindex.TranslationUnitLoadError:
         failure = _parse_error(
             path, None, None, "libclang could not parse this file at all (unsupported target or flag?)"
