@@ -84,6 +84,11 @@ def fingerprints(diagnostics: Sequence[Diagnostic], base_dir: Path) -> dict[int,
 
 
 def render_baseline(diagnostics: Iterable[Diagnostic], base_dir: Path) -> str:
+    return _render_counted(diagnostics, base_dir)[0]
+
+
+def _render_counted(diagnostics: Iterable[Diagnostic], base_dir: Path) -> tuple[str, int]:
+    """The baseline text and how many findings it records (so the writer need not parse it back)."""
     entries = sorted(
         (entry for _, entry in entries_for(diagnostics, base_dir)),
         key=lambda entry: (entry.path, entry.code, entry.fingerprint),
@@ -95,19 +100,17 @@ def render_baseline(diagnostics: Iterable[Diagnostic], base_dir: Path) -> str:
             for entry in entries
         ],
     }
-    return dump_json(document)
+    return dump_json(document), len(entries)
 
 
 def write_baseline(path: Path, diagnostics: Iterable[Diagnostic]) -> int:
     """Write the baseline file; returns the number of findings recorded."""
-    import json
-
-    text = render_baseline(diagnostics, path.parent)
+    text, count = _render_counted(diagnostics, path.parent)
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as error:
         raise BaselineError(f"{path}: cannot write baseline: {error.strerror or error}") from None
-    return len(json.loads(text)["findings"])
+    return count
 
 
 def load_baseline(path: Path) -> frozenset[tuple[str, str, str]]:
