@@ -17,7 +17,8 @@ from typing import Any
 
 from hexlint.c.index import Project, UnitIndex
 from hexlint.c.node import Node
-from hexlint.checks._kernel_params import kernel_call_graph, kernel_dispatch, macro_bodies, strip_transparent
+from hexlint.checks._c_helpers import matches_any
+from hexlint.checks._kernel_params import kernel_call_graph, kernel_dispatch, macro_bodies, reachable, strip_transparent
 
 _COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
@@ -60,10 +61,6 @@ def settings_from(options: Mapping[str, Any]) -> TraceSettings:
         op_pattern=str(options.get("op_pattern", r"^HTP_OP_\w+$")),
         ignored_ops=frozenset(options.get("ignored_ops", ("HTP_OP_INVALID",))),
     )
-
-
-def matches(name: str, patterns: Iterable[str]) -> bool:
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
 
 
 # ---------------------------------------------------------------- coverage (HX106)
@@ -196,7 +193,7 @@ def starts_compute_event(text: KernelText, name: str, settings: TraceSettings) -
     for _callee, arguments in text.calls_with_arguments(name, settings.start_functions):
         if len(arguments) > settings.event_argument:
             event = arguments[settings.event_argument].strip("() ")
-            if matches(event, settings.compute_events):
+            if matches_any(event, settings.compute_events):
                 return True
     return False
 
@@ -210,15 +207,15 @@ def entry_points(project: Project, settings: TraceSettings, text: KernelText) ->
             callers.setdefault(callee, set()).add(caller)
     dispatch = kernel_dispatch(project, re.compile(settings.op_pattern), settings.ignored_ops)
     candidates = {name for name in set(dispatch) | set(text.functions) if name in text.functions}
-    candidates = {name for name in candidates if name in dispatch or matches(name, settings.entry_patterns)}
+    candidates = {name for name in candidates if name in dispatch or matches_any(name, settings.entry_patterns)}
     # A dispatch target inside another entry (`case HTP_OP_ADD: hvx_add_f32(...)` in op_binary) is not an entry.
-    inner = {callee for name in candidates for callee in _reachable(graph, name) if callee != name}
+    inner = {callee for name in candidates for callee in reachable(graph, name) if callee != name}
     entries = []
     started: dict[str, list[str]] = {}
     for name in sorted(candidates - inner):
         unit, node = text.functions[name]
         workers: list[str] = []
-        for function in sorted(_reachable(graph, name)):
+        for function in sorted(reachable(graph, name)):
             if function not in started:
                 started[function] = workers_started_by(text, function, settings, callers)
             for worker in started[function]:
@@ -226,17 +223,6 @@ def entry_points(project: Project, settings: TraceSettings, text: KernelText) ->
                     workers.append(worker)
         entries.append(EntryPoint(name, unit, node, dispatch.get(name, frozenset()), tuple(workers)))
     return entries
-
-
-def _reachable(graph: Mapping[str, set[str]], start: str) -> set[str]:
-    seen = {start}
-    pending = [start]
-    while pending:
-        for callee in graph.get(pending.pop(), ()):
-            if callee not in seen:
-                seen.add(callee)
-                pending.append(callee)
-    return seen
 
 
 def workers_started_by(
@@ -282,7 +268,7 @@ def covered(text: KernelText, graph: Mapping[str, set[str]], name: str, settings
     A DMA-only worker (a row gather through the DMA queue) is traced by the queue's DMA events; a worker that uses
     HVX must bracket that compute in a compute event.
     """
-    functions = [function for function in _reachable(graph, name) if function in text.functions]
+    functions = [function for function in reachable(graph, name) if function in text.functions]
     if any(starts_compute_event(text, function, settings) for function in functions):
         return True
     if any(

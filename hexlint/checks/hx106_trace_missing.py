@@ -8,8 +8,9 @@ from typing import Any
 
 from hexlint.c.index import Project, UnitIndex
 from hexlint.c.node import Node
+from hexlint.checks._c_helpers import matches_any
 from hexlint.checks._kernel_params import kernel_call_graph
-from hexlint.checks._trace import covered, entry_points, kernel_text, matches, settings_from
+from hexlint.checks._trace import covered, entry_points, kernel_text, settings_from
 from hexlint.core import Diagnostic, Related
 from hexlint.registry import diagnostic
 
@@ -23,7 +24,7 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
     start = settings.start_functions[0] if settings.start_functions else "htp_trace_event_start"
     stop = settings.stop_functions[0] if settings.stop_functions else "htp_trace_event_stop"
     exempt = tuple(str(pattern) for pattern in options.get("exempt_functions", ()))
-    reported: set[str] = {name for name in text.functions if matches(name, exempt)}
+    reported: set[str] = {name for name in text.functions if matches_any(name, exempt)}
     for entry in entry_points(project, settings, text):
         if not entry.workers:
             if entry.name not in reported and not covered(text, graph, entry.name, settings):
