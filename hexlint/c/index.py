@@ -11,14 +11,16 @@ import functools
 import gc
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import clang.cindex as cindex
 
 from hexlint.c.node import Node, file_of
 from hexlint.c.parse import ParsedUnit
 
+_T = TypeVar("_T")
 _CONTINUE = 1
 _RECURSE = 2
 # Real paths are asked for every top-level declaration's file and every inclusion: resolve each path once. Keyed by
@@ -49,6 +51,8 @@ class UnitIndex:
         self._function_ranges: dict[str, list[tuple[int, int, Node]]] | None = None
         self._function_starts: dict[str, list[int]] = {}
         self._all_functions: list[Node] | None = None
+        # Facts rules derive from this unit, shared between rules; they live exactly as long as the unit.
+        self.memo: dict[Hashable, Any] = {}
         if unit.translation_unit is not None:
             # The walk allocates a ctypes cursor per node and no reference cycles: pausing the cyclic collector keeps
             # it from rescanning every live object again and again (it cost more than the walk in long runs).
@@ -201,12 +205,21 @@ class Project:
     """Every TU of a run: cross-file rules (host writes vs kernel reads) look at all of them at once."""
 
     units: list[UnitIndex] = field(default_factory=list)
+    # Facts several rules derive from the whole project (call graph, macro bodies...): they die with the project.
+    memo: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def kernel_units(self) -> list[UnitIndex]:
         return [unit for unit in self.units if unit.role == "kernel"]
 
     def host_units(self) -> list[UnitIndex]:
         return [unit for unit in self.units if unit.role == "host"]
+
+
+def memoized(memo: dict[Hashable, Any], key: Hashable, compute: Callable[[], _T]) -> _T:
+    """What `memo` holds under `key`, computed on first use (setdefault would compute it on every call)."""
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
 
 
 def project_headers_included(unit: ParsedUnit, project_files: Sequence[str]) -> list[str]:

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import os
 import re
-import weakref
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hexlint.c.index import Project, UnitIndex
+from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
 from hexlint.core import Diagnostic, Related, Span
 from hexlint.registry import diagnostic
@@ -97,20 +96,11 @@ def settings_from(options: Mapping[str, Any]) -> _Settings:
     )
 
 
-# The three rules ask for the same facts; gather them once per project and settings.
-_CACHE: dict[int, tuple[weakref.ref[Project], _Settings, KernelParamsFacts]] = {}
-
-
 def gather(project: Project, options: Mapping[str, Any]) -> KernelParamsFacts:
     """The facts for a project, computed once per project and settings."""
+    # The three rules ask for the same facts; gather them once per project and settings.
     settings = settings_from(options)
-    cached = _CACHE.get(id(project))
-    if cached is not None and cached[0]() is project and cached[1] == settings:
-        return cached[2]
-    facts = _Gatherer(project, settings).run()
-    _CACHE.clear()
-    _CACHE[id(project)] = (weakref.ref(project), settings, facts)
-    return facts
+    return memoized(project.memo, ("kernel_params.facts", settings), _Gatherer(project, settings).run)
 
 
 def ops_overlap(first: Ops, second: Ops) -> bool:
@@ -460,20 +450,15 @@ class _Gatherer:
         return self.callers
 
 
-_MEMBER_CACHE: dict[int, tuple[weakref.ref[UnitIndex], dict[str, list[Node]]]] = {}
-
-
 def member_refs_by_name(unit: UnitIndex) -> dict[str, list[Node]]:
     """The unit's member expressions by member name, from one pass over the bucket (shared by HX101-HX103)."""
-    cached = _MEMBER_CACHE.get(id(unit))
-    if cached is not None and cached[0]() is unit:
-        return cached[1]
+    return memoized(unit.memo, "kernel_params.member_refs", lambda: nodes_by_spelling(unit, "MEMBER_REF_EXPR"))
+
+
+def nodes_by_spelling(unit: UnitIndex, kind: str) -> dict[str, list[Node]]:
     by_name: dict[str, list[Node]] = defaultdict(list)
-    for node in unit.nodes("MEMBER_REF_EXPR"):
+    for node in unit.nodes(kind):
         by_name[node.spelling].append(node)
-    for key in [key for key, (ref, _nodes) in _MEMBER_CACHE.items() if ref() is None]:
-        del _MEMBER_CACHE[key]  # units of earlier runs: do not keep their nodes (and TUs) alive
-    _MEMBER_CACHE[id(unit)] = (weakref.ref(unit), by_name)
     return by_name
 
 
@@ -549,9 +534,6 @@ def _first_call(statement: Node) -> str:
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 _COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _MACRO_DEFINITION = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)((?:[^\n]*\\\r?\n)*[^\n]*)", re.MULTILINE)
-_GRAPH_CACHE: dict[int, tuple[weakref.ref[Project], dict[str, set[str]]]] = {}
-_MACRO_CACHE: dict[int, tuple[weakref.ref[Project], dict[bytes, bytes]]] = {}
-_DISPATCH_CACHE: dict[int, tuple[weakref.ref[Project], tuple[str, frozenset[str]], dict[str, frozenset[str]]]] = {}
 
 
 def kernel_call_graph(project: Project) -> dict[str, set[str]]:
@@ -560,9 +542,10 @@ def kernel_call_graph(project: Project) -> dict[str, set[str]]:
     Read from the text of each definition, macro bodies included, so functions stamped out by macros keep their
     edges; cheaper than visiting every reference node of the TU.
     """
-    cached = _GRAPH_CACHE.get(id(project))
-    if cached is not None and cached[0]() is project:
-        return cached[1]
+    return memoized(project.memo, "kernel_params.call_graph", lambda: _kernel_call_graph(project))
+
+
+def _kernel_call_graph(project: Project) -> dict[str, set[str]]:
     units = project.kernel_units()
     defined = {name for unit in units for name in unit.functions}
     macros = macro_bodies(project)
@@ -574,23 +557,20 @@ def kernel_call_graph(project: Project) -> dict[str, set[str]]:
             for identifier in _identifiers_through_macros(text, macros, memo):
                 if identifier != name and identifier in defined:
                     graph[name].add(identifier)
-    _GRAPH_CACHE.clear()
-    _GRAPH_CACHE[id(project)] = (weakref.ref(project), graph)
     return graph
 
 
 def macro_bodies(project: Project) -> dict[bytes, bytes]:
     """Function-like and object-like macro bodies of the kernel files, by name (first definition wins)."""
-    cached = _MACRO_CACHE.get(id(project))
-    if cached is not None and cached[0]() is project:
-        return cached[1]
+    return memoized(project.memo, "kernel_params.macro_bodies", lambda: _macro_bodies(project))
+
+
+def _macro_bodies(project: Project) -> dict[bytes, bytes]:
     macros: dict[bytes, bytes] = {}
     for unit in project.kernel_units():
         for path in {function.path for function in unit.functions.values()}:
             for match in _MACRO_DEFINITION.finditer(unit.source_bytes(path)):
                 macros.setdefault(match.group(1), match.group(2))
-    _MACRO_CACHE.clear()
-    _MACRO_CACHE[id(project)] = (weakref.ref(project), macros)
     return macros
 
 
@@ -598,10 +578,13 @@ def kernel_dispatch(
     project: Project, op_pattern: re.Pattern[str], ignored_ops: frozenset[str]
 ) -> dict[str, frozenset[str]]:
     """Kernel entry function -> the ops whose `case` in a kernel switch calls it: `case HTP_OP_ADD: return op_x()`."""
-    key = (op_pattern.pattern, ignored_ops)
-    cached = _DISPATCH_CACHE.get(id(project))
-    if cached is not None and cached[0]() is project and cached[1] == key:
-        return cached[2]
+    key = ("kernel_params.dispatch", op_pattern.pattern, ignored_ops)
+    return memoized(project.memo, key, lambda: _kernel_dispatch(project, op_pattern, ignored_ops))
+
+
+def _kernel_dispatch(
+    project: Project, op_pattern: re.Pattern[str], ignored_ops: frozenset[str]
+) -> dict[str, frozenset[str]]:
     defined = {name for unit in project.kernel_units() for name in unit.functions}
     entries: dict[str, set[str]] = defaultdict(set)
     for unit in project.kernel_units():
@@ -610,10 +593,7 @@ def kernel_dispatch(
                 callee = _first_call(statement)
                 if callee in defined:
                     entries[callee] |= ops
-    result = {name: frozenset(ops) for name, ops in entries.items()}
-    _DISPATCH_CACHE.clear()
-    _DISPATCH_CACHE[id(project)] = (weakref.ref(project), key, result)
-    return result
+    return {name: frozenset(ops) for name, ops in entries.items()}
 
 
 def case_groups(

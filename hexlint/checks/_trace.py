@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import fnmatch
 import re
-import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hexlint.c.index import Project, UnitIndex
+from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
 from hexlint.checks._c_helpers import matches_any
 from hexlint.checks._kernel_params import kernel_call_graph, kernel_dispatch, macro_bodies, reachable, strip_transparent
@@ -153,18 +152,9 @@ class KernelText:
         return parameters.index(parameter) if parameter in parameters else None
 
 
-_TEXT_CACHE: dict[int, tuple[weakref.ref[Project], KernelText]] = {}
-
-
 def kernel_text(project: Project) -> KernelText:
     """One KernelText per project, shared by HX106 and HX107."""
-    cached = _TEXT_CACHE.get(id(project))
-    if cached is not None and cached[0]() is project:
-        return cached[1]
-    text = KernelText(project)
-    _TEXT_CACHE.clear()
-    _TEXT_CACHE[id(project)] = (weakref.ref(project), text)
-    return text
+    return memoized(project.memo, "trace.kernel_text", lambda: KernelText(project))
 
 
 def _split_arguments(text: bytes, start: int) -> list[str]:

@@ -9,13 +9,14 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hexlint.c.index import Project, UnitIndex
+from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
 from hexlint.checks._kernel_params import (
     FieldAccess,
     KernelParamsFacts,
     gather,
     member_refs_by_name,
+    nodes_by_spelling,
     strip_transparent,
 )
 from hexlint.core import Diagnostic, Related, Span
@@ -167,19 +168,8 @@ def _assignments_named(unit: UnitIndex, function: Node, names: set[str]) -> Iter
                 yield name, node, assigned.start(1), assigned.end(1)
 
 
-_DECLARATIONS: dict[int, tuple[UnitIndex, dict[str, list[Node]]]] = {}
-
-
 def _declarations_by_name(unit: UnitIndex) -> dict[str, list[Node]]:
-    cached = _DECLARATIONS.get(id(unit))
-    if cached is not None and cached[0] is unit:
-        return cached[1]
-    by_name: dict[str, list[Node]] = defaultdict(list)
-    for node in unit.nodes("VAR_DECL"):
-        by_name[node.spelling].append(node)
-    _DECLARATIONS.clear()  # one unit at a time: the check visits units in turn
-    _DECLARATIONS[id(unit)] = (unit, by_name)
-    return by_name
+    return memoized(unit.memo, "hx103.declarations", lambda: nodes_by_spelling(unit, "VAR_DECL"))
 
 
 def _reads_field(start: int, end: int, path: str, reads: list[FieldAccess]) -> bool:
