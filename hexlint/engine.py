@@ -701,7 +701,7 @@ def safe_fixes_by_path(diagnostics: Iterable[Diagnostic]) -> dict[str, list[Fix]
 
 
 def _edits_for(fixes: Sequence[Fix], real_path: str) -> list[Fix]:
-    """The fixes with their edits re-keyed to the real path, so fixer.apply_fixes can filter by it."""
+    """The fixes with their edits re-keyed to the real path, so fixer.plan_fixes can filter by it."""
     return [
         Fix(
             fix.title,
@@ -716,17 +716,17 @@ def fixed_contents(
     diagnostics: Iterable[Diagnostic], cache: Callable[[str], bytes | None]
 ) -> dict[str, tuple[bytes, bytes, int]]:
     """real path -> (old bytes, new bytes, fixes applied) for every file a safe fix changes."""
-    from hexlint.fixer import apply_fixes, plan_fixes
+    from hexlint.fixer import apply_edits, plan_fixes
 
     changed: dict[str, tuple[bytes, bytes, int]] = {}
     for real_path, fixes in safe_fixes_by_path(diagnostics).items():
         old = cache(real_path)
         if old is None:
             continue
-        keyed = _edits_for(fixes, real_path)
-        new = apply_fixes(old, keyed, real_path)
+        plan = plan_fixes(old, _edits_for(fixes, real_path), real_path)
+        new = apply_edits(old, plan.edits)
         if new != old:
-            changed[real_path] = (old, new, len(plan_fixes(old, keyed, real_path).applied))
+            changed[real_path] = (old, new, len(plan.applied))
     return changed
 
 

@@ -269,10 +269,6 @@ def _physical_lines(data: bytes, define_start: int) -> list[tuple[int, int, int,
     return lines
 
 
-def _width(text: bytes, tab_width: int) -> int:
-    return len(text) if text.isascii() and b"\t" not in text else display_width(text, tab_width)
-
-
 def _macro_lines(data: bytes, define_start: int, number: int, tab_width: int) -> list[MacroLine]:
     """One pass over the macro's lines: the rule's hot loop, so the per-line work stays in bytes methods."""
     physical = _physical_lines(data, define_start)
@@ -289,7 +285,7 @@ def _macro_lines(data: bytes, define_start: int, number: int, tab_width: int) ->
     for line_start, terminator, next_start, before, continued in physical:
         content = before.rstrip()
         content_end = line_start + len(content)
-        width = len(content) if plain else _width(content, tab_width)
+        width = len(content) if plain else display_width(content, tab_width)
         if not continued:
             lines.append(MacroLine(number, line_start, content_end, None, terminator, width, None, False, False))
             break
