@@ -30,3 +30,12 @@ def test_sarif_column_counts_characters_where_text_output_counts_bytes(tmp_path:
     assert sarif["runs"][0]["columnKind"] == "unicodeCodePoints"
     assert byte_column - region["startColumn"] == 3  # three two-byte characters before the division
     assert line[region["startColumn"] - 1 :].startswith("x[i] / d")
+
+
+def test_github_annotation_column_counts_characters_too(tmp_path: Path) -> None:
+    source = tmp_path / "htp" / "div.c"
+    source.parent.mkdir()
+    source.write_text(KERNEL, encoding="utf-8")
+    annotation = run_hexlint("--select", "HX108", "--format", "github", str(source)).stdout
+    column = int(annotation.split(",col=")[1].split(",")[0])
+    assert KERNEL.splitlines()[3][column - 1 :].startswith("x[i] / d")

@@ -22,6 +22,27 @@ def _lone_surrogate() -> re.Pattern[str]:
     return re.compile("[\ud800-\udfff]")  # compiled for the JSON reports only, not at every start-up
 
 
+@functools.lru_cache(maxsize=256)
+def _file_lines(path: str) -> tuple[bytes, ...]:
+    try:
+        with open(path, "rb") as handle:
+            return tuple(handle.read().splitlines())
+    except OSError:
+        return ()
+
+
+def code_point_column(path: str, line: int, byte_column: int) -> int:
+    """hexlint's columns count bytes (as libclang does); SARIF and GitHub annotations count characters."""
+    lines = _file_lines(path)
+    if not 0 < line <= len(lines):
+        return byte_column
+    prefix = lines[line - 1][: byte_column - 1]
+    if prefix.isascii():
+        return byte_column
+    # An undecodable byte counts as one character, as an editor showing U+FFFD would place it.
+    return len(prefix.decode("utf-8", errors="replace")) + 1
+
+
 def dump_json(document: Any) -> str:
     """Indented JSON that is valid UTF-8: readable non-ASCII text, and a file name that is not UTF-8 (held by Python
     as lone surrogates, which no UTF-8 writer accepts) as `\\udcXX` escapes that json.loads gives back unchanged."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hexlint.core import Diagnostic, Rule, Severity
-from hexlint.report import binary_place, sort_key
+from hexlint.report import binary_place, code_point_column, sort_key
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -23,6 +23,13 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _characters(path: str, line: int | None, byte_column: int | None) -> int | None:
+    """GitHub places annotations by character; hexlint's columns count bytes."""
+    if line is None or byte_column is None:
+        return byte_column
+    return code_point_column(path, line, byte_column)
+
+
 def render_one(diagnostic: Diagnostic) -> str:
     span = diagnostic.span
     message = diagnostic.message
@@ -33,9 +40,9 @@ def render_one(diagnostic: Diagnostic) -> str:
     properties = [("file", span.path)]
     for key, value in (
         ("line", span.line),
-        ("col", span.column),
+        ("col", _characters(span.path, span.line, span.column)),
         ("endLine", span.end_line),
-        ("endColumn", span.end_column),
+        ("endColumn", _characters(span.path, span.end_line, span.end_column)),
     ):
         if value is not None:
             properties.append((key, str(value)))

@@ -14,7 +14,6 @@ code scanning UI and scripts reading the log find them.
 
 from __future__ import annotations
 
-import functools
 import os
 import urllib.parse
 from collections.abc import Sequence
@@ -24,7 +23,7 @@ from typing import Any
 from hexlint import __version__
 from hexlint.baseline import fingerprints
 from hexlint.core import Diagnostic, Fix, Rule, Severity, Span
-from hexlint.report import dump_json, sort_key
+from hexlint.report import code_point_column, dump_json, sort_key
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/ggml-org/hexlint"
@@ -67,27 +66,6 @@ def rule_descriptor(rule: Rule) -> dict[str, Any]:
         "defaultConfiguration": {"level": _LEVEL[rule.severity]},
         "properties": {"kind": rule.kind, "tags": [rule.kind]},
     }
-
-
-@functools.lru_cache(maxsize=256)
-def _file_lines(path: str) -> tuple[bytes, ...]:
-    try:
-        with open(path, "rb") as handle:
-            return tuple(handle.read().splitlines())
-    except OSError:
-        return ()
-
-
-def code_point_column(path: str, line: int, byte_column: int) -> int:
-    """hexlint's columns count bytes (as libclang does); SARIF's `unicodeCodePoints` counts characters."""
-    lines = _file_lines(path)
-    if not 0 < line <= len(lines):
-        return byte_column
-    prefix = lines[line - 1][: byte_column - 1]
-    if prefix.isascii():
-        return byte_column
-    # An undecodable byte counts as one character, as an editor showing U+FFFD would place it.
-    return len(prefix.decode("utf-8", errors="replace")) + 1
 
 
 def region(span: Span) -> dict[str, Any] | None:
