@@ -43,14 +43,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from big_library import build_big_library  # noqa: E402
+
 from hexlint.binary.audit import audit_image  # noqa: E402
 from hexlint.binary.run import binary_checks, rule_options  # noqa: E402
 from hexlint.elf import load_elf  # noqa: E402
 from hexlint.hexagon.decode import DecodeCache, decode_packets  # noqa: E402
 
 CORE = REPO / "fixtures" / "htp-core"
-FLAGS = ["--target=hexagon-unknown-none-elf", "-mcpu=hexagonv73", "-mhvx", "-mhvx-length=128b", "-O3", "-fPIC"]
-FLAGS += ["-ffreestanding", f"-I{CORE / 'htp'}"]
 PIPE_CHUNK = 1 << 16
 
 
@@ -124,24 +124,6 @@ def objdump_to_pipe(objdump: str, path: Path, cpu: str) -> int:
 def run_command(path: Path) -> None:
     command = [sys.executable, "-m", "hexlint", "--spills", "--promotions", "--division", "--strict", str(path)]
     subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO, check=False)
-
-
-def build_big_library(directory: Path) -> Path | None:
-    """The core's kernels four times over (unroll thresholds 150..1200), one prefixed copy each, in one .so."""
-    clang, lld, objcopy = (shutil.which(tool) for tool in ("clang-22", "ld.lld-22", "llvm-objcopy-22"))
-    if not (clang and lld and objcopy):
-        return None
-    objects = []
-    for copy, threshold in enumerate((150, 300, 600, 1200)):
-        for source in sorted((CORE / "htp").glob("*.c")):
-            target = directory / f"c{copy}-{source.stem}.o"
-            unroll = ["-mllvm", f"-unroll-threshold={threshold}"]
-            subprocess.run([clang, *FLAGS, *unroll, "-c", str(source), "-o", str(target)], check=True)
-            subprocess.run([objcopy, f"--prefix-symbols=c{copy}_", str(target)], check=True)
-            objects.append(str(target))
-    library = directory / "libbig-v73.so"
-    subprocess.run([lld, "-shared", "--build-id=none", "-o", str(library), *objects], check=True)
-    return library
 
 
 def measure(library: Path, objdump: str, rounds: int, command: bool) -> dict[str, Timing]:

@@ -34,12 +34,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from big_library import build_big_library  # noqa: E402
+
 from hexlint.elf.reader import load_elf  # noqa: E402
 from hexlint.hexagon.decode import DecodeCache, decode_packets  # noqa: E402
 
 SEARCH_DIRS = ("fixtures/htp-core/lib", "fixtures/binary", "tests/data/decoder")
 CORE = REPO / "fixtures" / "htp-core"
-BIG_FLAGS = ["--target=hexagon-unknown-none-elf", "-mcpu=hexagonv73", "-mhvx", "-mhvx-length=128b", "-O3", "-fPIC"]
 
 
 @dataclass(frozen=True)
@@ -82,24 +83,6 @@ def largest_library() -> list[Path]:
     if not candidates:
         raise SystemExit("no .so found; pass libraries on the command line")
     return [max(candidates, key=lambda path: len(read_text(path)[0]))]
-
-
-def build_big_library(directory: Path) -> Path | None:
-    """The C core's kernels four times over (unroll thresholds 150..1200), one prefixed copy each, in one .so."""
-    clang, lld, objcopy = (shutil.which(tool) for tool in ("clang-22", "ld.lld-22", "llvm-objcopy-22"))
-    if not (clang and lld and objcopy):
-        return None
-    objects = []
-    for copy, threshold in enumerate((150, 300, 600, 1200)):
-        for source in sorted((CORE / "htp").glob("*.c")):
-            target = directory / f"c{copy}-{source.stem}.o"
-            flags = [*BIG_FLAGS, "-ffreestanding", f"-I{CORE / 'htp'}", "-mllvm", f"-unroll-threshold={threshold}"]
-            subprocess.run([clang, *flags, "-c", str(source), "-o", str(target)], check=True)
-            subprocess.run([objcopy, f"--prefix-symbols=c{copy}_", str(target)], check=True)
-            objects.append(str(target))
-    library = directory / "libbig-v73.so"
-    subprocess.run([lld, "-shared", "--build-id=none", "-o", str(library), *objects], check=True)
-    return library
 
 
 def cold_decode(code: bytes, address: int, cpu: int) -> object:
