@@ -20,7 +20,7 @@ from pathlib import Path
 from hexlint import registry
 from hexlint.config import Config, ignored_codes_for, path_matches_glob, rule_options
 from hexlint.core import Diagnostic, Fix, Related, Rule, Source, Span
-from hexlint.discover import DiscoveryError, discover, is_translation_unit
+from hexlint.discover import DiscoveryError, discover, find_repository_root, is_translation_unit
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
 TYPE_CHECKING = False
@@ -199,8 +199,6 @@ def role_for(path: str, config: Config, settings: RunSettings) -> str:
 def _placement(path: str) -> str:
     """Where a file sits, independent of the working directory: its real path, relative to its repository when it
     has one (so `cd htp && hexlint .` still sees kernel code, and an `htp` directory above the checkout does not)."""
-    from hexlint.discover import find_repository_root
-
     real = path_key(path)
     root = find_repository_root(Path(real).parent)
     return os.path.relpath(real, root) if root is not None else real
