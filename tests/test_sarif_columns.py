@@ -39,3 +39,15 @@ def test_github_annotation_column_counts_characters_too(tmp_path: Path) -> None:
     annotation = run_hexlint("--select", "HX108", "--format", "github", str(source)).stdout
     column = int(annotation.split(",col=")[1].split(",")[0])
     assert KERNEL.splitlines()[3][column - 1 :].startswith("x[i] / d")
+
+
+def test_a_file_edited_between_two_reports_gets_its_new_columns(tmp_path: Path) -> None:
+    source = tmp_path / "htp" / "div.c"
+    source.parent.mkdir()
+    source.write_text(KERNEL, encoding="utf-8")
+    run_hexlint("--select", "HX108", "--format", "sarif", str(source))
+    source.write_text(KERNEL.replace("/* ééé */ ", "/* eee */ "), encoding="utf-8")
+    sarif = json.loads(run_hexlint("--select", "HX108", "--format", "sarif", str(source)).stdout)
+    (result,) = sarif["runs"][0]["results"]
+    text = run_hexlint("--select", "HX108", str(source)).stdout
+    assert result["locations"][0]["physicalLocation"]["region"]["startColumn"] == int(text.split(":")[2])

@@ -22,6 +22,11 @@ def _lone_surrogate() -> re.Pattern[str]:
     return re.compile("[\ud800-\udfff]")  # compiled for the JSON reports only, not at every start-up
 
 
+def forget_file_lines() -> None:
+    """Each report reads the files it places columns in afresh: a file may have changed since the last report."""
+    _file_lines.cache_clear()
+
+
 @functools.lru_cache(maxsize=256)
 def _file_lines(path: str) -> tuple[bytes, ...]:
     try:

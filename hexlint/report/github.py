@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hexlint.core import Diagnostic, Rule, Severity
-from hexlint.report import binary_place, code_point_column, sort_key
+from hexlint.report import binary_place, code_point_column, forget_file_lines, sort_key
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -52,5 +52,6 @@ def render_one(diagnostic: Diagnostic) -> str:
 
 
 def render(diagnostics: Sequence[Diagnostic], rules: Sequence[Rule] = ()) -> str:
+    forget_file_lines()
     lines = [render_one(diagnostic) for diagnostic in sorted(diagnostics, key=sort_key)]
     return "\n".join(lines) + ("\n" if lines else "")

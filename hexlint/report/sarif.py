@@ -23,7 +23,7 @@ from typing import Any
 from hexlint import __version__
 from hexlint.baseline import fingerprints
 from hexlint.core import Diagnostic, Fix, Rule, Severity, Span
-from hexlint.report import code_point_column, dump_json, sort_key
+from hexlint.report import code_point_column, dump_json, forget_file_lines, sort_key
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/ggml-org/hexlint"
@@ -158,6 +158,7 @@ def result(diagnostic: Diagnostic, rule_index: dict[str, int], fingerprint: str)
 
 def render(diagnostics: Sequence[Diagnostic], rules: Sequence[Rule] = (), base_dir: Path | None = None) -> str:
     """The SARIF log; fingerprints are computed relative to `base_dir` (default: the working directory)."""
+    forget_file_lines()
     ordered = sorted(diagnostics, key=sort_key)
     rule_index = {rule.code: index for index, rule in enumerate(rules)}
     prints = fingerprints(ordered, base_dir or Path.cwd())
