@@ -1,10 +1,11 @@
-"""The one model shared by source and binary findings: small frozen dataclasses, nothing else."""
+"""The one model shared by source and binary findings: small frozen records (hexlint.record), nothing else."""
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+
+from hexlint.record import field, record
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
 TYPE_CHECKING = False
@@ -18,7 +19,7 @@ class Severity(str, enum.Enum):
     INFO = "info"
 
 
-@dataclass(frozen=True)
+@record
 class Source:
     """A file's raw bytes; text rules decode it themselves so non-UTF-8 input is never lost."""
 
@@ -26,7 +27,7 @@ class Source:
     data: bytes
 
 
-@dataclass(frozen=True)
+@record
 class Span:
     """Where a finding is: a text range (1-based line/column) or a binary place (symbol + address), or both."""
 
@@ -39,7 +40,7 @@ class Span:
     address: int | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Related:
     """Another place that explains the finding, e.g. the host line that writes a field."""
 
@@ -47,7 +48,7 @@ class Related:
     message: str
 
 
-@dataclass(frozen=True)
+@record
 class Edit:
     """Replace bytes [start, end) of a file with `replacement`."""
 
@@ -57,14 +58,14 @@ class Edit:
     replacement: bytes
 
 
-@dataclass(frozen=True)
+@record
 class Fix:
     title: str
     edits: tuple[Edit, ...]
     safe: bool = True
 
 
-@dataclass(frozen=True)
+@record
 class Diagnostic:
     code: str
     name: str
@@ -83,7 +84,7 @@ class Diagnostic:
 CheckFunction = Callable[..., Iterator[Diagnostic]]
 
 
-@dataclass(frozen=True)
+@record
 class RuleDoc:
     what: str
     why: str
@@ -92,7 +93,7 @@ class RuleDoc:
     fix_safety: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class Rule:
     """A rule: identity and docs from its document in rules/, behaviour from its module in hexlint/checks/."""
 

@@ -16,8 +16,9 @@ import functools
 import os
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from hexlint.record import record
 
 SOURCE_SUFFIXES = (".c", ".h", ".cpp", ".hpp", ".cc", ".cxx", ".hh", ".hxx")
 TRANSLATION_UNIT_SUFFIXES = (".c", ".cpp", ".cc", ".cxx")
@@ -28,7 +29,7 @@ class DiscoveryError(Exception):
     """A path the user named cannot be linted; the message names it."""
 
 
-@dataclass(frozen=True)
+@record
 class IgnorePattern:
     regex: re.Pattern[str]
     negated: bool
@@ -36,7 +37,7 @@ class IgnorePattern:
     base: Path  # the directory of the .gitignore that holds the pattern
 
 
-@dataclass(frozen=True)
+@record
 class Discovered:
     """What to lint, in a stable order."""
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hexlint import registry
 from hexlint.config import Config, ignored_codes_for, path_matches_glob, rule_options
 from hexlint.core import Diagnostic, Fix, Related, Rule, Source, Span
 from hexlint.discover import DiscoveryError, discover, find_repository_root, is_translation_unit
+from hexlint.record import field, record, replace
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
 TYPE_CHECKING = False
@@ -45,7 +45,7 @@ class InternalError(Exception):
     """A bug in hexlint or a rule; the message names the rule and file. Exit status 2, traceback with -v."""
 
 
-@dataclass(frozen=True)
+@record
 class RunSettings:
     """What the command line adds to (or overrides in) the configuration."""
 
@@ -65,7 +65,7 @@ class RunSettings:
     binary_arguments: argparse.Namespace | None = None  # the parsed CLI, for the binary audit's own options
 
 
-@dataclass(frozen=True)
+@record
 class LintResult:
     diagnostics: tuple[Diagnostic, ...]  # what to report, sorted
     rules: tuple[Rule, ...]  # the rules that were enabled
@@ -574,7 +574,7 @@ class OptionsByCode(Mapping):  # Mapping[str, Mapping[str, Any]]
         return len(registry.all_rules())
 
 
-@dataclass
+@record(frozen=False)
 class _Pass:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     suppressed: tuple[Diagnostic, ...] = ()

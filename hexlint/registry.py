@@ -6,11 +6,11 @@ import functools
 import re
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from hexlint.checks import CHECKS
 from hexlint.core import Diagnostic, Rule, RuleDoc, Severity, Span
+from hexlint.record import record
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
 TYPE_CHECKING = False
@@ -59,7 +59,7 @@ class RegistryError(Exception):
     pass
 
 
-@dataclass(frozen=True)
+@record
 class LazyCheck:
     """A rule's check, looked up in CHECKS when called: listing or documenting rules imports no rule module."""
 
@@ -149,7 +149,7 @@ def _parse(text: str) -> dict[str, Any]:
     return simple if simple is not None else _toml(text)
 
 
-@dataclass(frozen=True)
+@record
 class LazyDocs:
     """A rule's docs: the `[docs]` part of its document, parsed on first use (`rule.doc`)."""
 

@@ -263,10 +263,9 @@ void sortnet(HVX_Vector *out, const HVX_Vector *in, int n, int k) {
 
 
 def test_constant_offset_accesses_inside_a_dwarf_frame_variable_are_not_spills(tmp_path):
-    from dataclasses import replace
-
     from hexlint.binary.audit import AuditSettings
     from hexlint.elf import DebugInfo, FrameObject
+    from hexlint.record import replace
 
     image = load_elf(build_library(tmp_path, FRAME_ARRAY, extra=("-g",)))
     symbol = next(function for function in image.functions if function.name == "sortnet")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from hexlint import engine, registry, suppress
 from hexlint.c import parse
 from hexlint.core import Diagnostic, Severity
+from hexlint.record import replace
 
 
 @pytest.fixture

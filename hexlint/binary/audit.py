@@ -32,12 +32,12 @@ import gc
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from itertools import islice
 from operator import attrgetter, lt
 from typing import TYPE_CHECKING, Any
 
 from hexlint.hexagon.cfg import BasicBlock, FunctionCfg, build_cfg, frozen_instance
+from hexlint.record import field, record, replace
 
 if TYPE_CHECKING:  # hexlint.elf imports pyelftools: only a run that audits a binary pays for that import
     from hexlint.elf import ElfImage, FrameObject, FunctionSymbol, SourceLocation
@@ -49,7 +49,7 @@ CALLER_SAVED = frozenset([f"r{number}" for number in range(16)] + ["r28"])
 Derived = tuple[str, "int | None"]
 
 
-@dataclass(frozen=True)
+@record
 class AuditSettings:
     """Helper-name patterns (fnmatch) and the DMA worker regex; defaults come from the rules' [options]."""
 
@@ -125,7 +125,7 @@ class AuditSettings:
     skip_helper_functions: bool = True
 
 
-@dataclass(frozen=True)
+@record
 class StackAccess:
     address: int  # instruction word
     packet_address: int
@@ -143,7 +143,7 @@ class StackAccess:
         return self.slot is not None and self.buffer_reason is None
 
 
-@dataclass(frozen=True)
+@record
 class CallSite:
     address: int
     packet_address: int
@@ -154,7 +154,7 @@ class CallSite:
     is_division: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class DoubleOperation:
     """A native double-precision instruction: convert_sf2df (promotion) or df arithmetic."""
 
@@ -165,7 +165,7 @@ class DoubleOperation:
     is_conversion: bool
 
 
-@dataclass(frozen=True)
+@record
 class LoopAudit:
     header: int
     kind: str
@@ -192,7 +192,7 @@ class LoopAudit:
         return self.scalar_spill_stores + self.scalar_reloads
 
 
-@dataclass(frozen=True)
+@record
 class FunctionAudit:
     name: str
     address: int
@@ -253,7 +253,7 @@ class FunctionAudit:
         return sum(1 for call in self.calls if call.is_division)
 
 
-@dataclass(frozen=True)
+@record
 class LibraryAudit:
     path: str
     cpu: int
@@ -426,7 +426,7 @@ def _helper_kinds(helper: str | None, promotion: tuple[str, ...], division: tupl
     return matches_any(helper, promotion), matches_any(helper, division)
 
 
-@dataclass(frozen=True)
+@record
 class _InstructionFacts:
     """What one pass over a function's instructions finds (packet indexes, in address order)."""
 

@@ -8,14 +8,14 @@ that adds a spilling kernel fails, while the backlog already in OLD does not.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from hexlint.binary.audit import FunctionAudit, LibraryAudit
 from hexlint.binary.findings import make_diagnostic, stable_function_name
 from hexlint.core import Diagnostic
+from hexlint.record import record
 
 
-@dataclass(frozen=True)
+@record
 class Metric:
     key: str
     code: str
@@ -32,7 +32,7 @@ METRICS = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class Regression:
     function: str  # name in the NEW build
     metric: Metric

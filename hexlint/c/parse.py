@@ -11,13 +11,13 @@ import json
 import os
 import shlex
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
 import clang.cindex as cindex
 
 from hexlint.c.idl import generated_include_dir
 from hexlint.core import Diagnostic, Span
+from hexlint.record import field, record
 
 KERNEL = "kernel"
 HOST = "host"
@@ -50,7 +50,7 @@ class InputError(Exception):
         self.reason = reason
 
 
-@dataclass(frozen=True)
+@record
 class ParseSettings:
     arch: str = "v73"
     include_dirs: tuple[str, ...] = ()
@@ -61,7 +61,7 @@ class ParseSettings:
     extra_arguments: tuple[str, ...] = ()
 
 
-@dataclass
+@record(frozen=False)
 class ParsedUnit:
     path: str
     role: str

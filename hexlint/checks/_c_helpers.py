@@ -5,12 +5,12 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from hexlint.c.index import UnitIndex
 from hexlint.c.node import Node
 from hexlint.core import Diagnostic, Related, Span
+from hexlint.record import record
 from hexlint.registry import diagnostic
 
 LOOP_KINDS = ("FOR_STMT", "WHILE_STMT", "DO_STMT")
@@ -43,7 +43,7 @@ def string_list(options: Mapping[str, Any], key: str) -> tuple[str, ...]:
     return tuple(str(item) for item in value or ())
 
 
-@dataclass(frozen=True)
+@record
 class LoopRegion:
     """The bytes of a loop that run on every iteration (condition, increment, body; not a `for` init clause).
 
@@ -139,7 +139,7 @@ def is_loop_invariant(unit: UnitIndex, region: LoopRegion, expression: Node) -> 
     return True
 
 
-@dataclass(frozen=True)
+@record
 class NodePlace:
     """Where a node is, both as expanded and as written, computed once per node (each costs libclang calls)."""
 
@@ -192,7 +192,7 @@ def _runs_once(loop: Node) -> bool:
     return condition is not None and condition.constant_value == 0
 
 
-@dataclass(frozen=True)
+@record
 class LoopShape:
     repeated_start: int
     end: int

@@ -17,12 +17,12 @@ import os
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
 from hexlint.core import Diagnostic, Related, Span
+from hexlint.record import record
 from hexlint.registry import diagnostic
 
 DEFAULT_STRUCT_PATTERN = r"^htp_\w+_kernel_params$"
@@ -41,7 +41,7 @@ _WRITE_BEFORE = re.compile(rb"(?:(?<![&\w)\]])&|\+\+|--)\s*$")
 Ops = frozenset[str] | None
 
 
-@dataclass(frozen=True)
+@record
 class ParamsField:
     """One leaf of a params struct, e.g. `u.hmx.row_buf_stride` of `htp_fa_kernel_params`."""
 
@@ -50,7 +50,7 @@ class ParamsField:
     span: Span
 
 
-@dataclass(frozen=True)
+@record
 class FieldAccess:
     """A host write or kernel read of one field (or of a whole nested record, `path` then being its prefix)."""
 
@@ -70,7 +70,7 @@ class FieldAccess:
         return f"{os.path.basename(self.node.path)}:{self.node.line}"
 
 
-@dataclass(frozen=True)
+@record
 class KernelParamsFacts:
     fields: Mapping[tuple[str, str], ParamsField]
     host_writes: tuple[FieldAccess, ...]
@@ -81,7 +81,7 @@ class KernelParamsFacts:
     dispatched_ops: frozenset[str]
 
 
-@dataclass(frozen=True)
+@record
 class _Settings:
     struct_pattern: re.Pattern[str]
     op_pattern: re.Pattern[str]
@@ -211,7 +211,7 @@ def find_params_structs(project: Project, pattern: re.Pattern[str]) -> dict[str,
     return structs
 
 
-@dataclass
+@record(frozen=False)
 class _Access:
     struct: str
     path: str

@@ -12,7 +12,8 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from hexlint.record import record
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
 TYPE_CHECKING = False
@@ -59,7 +60,7 @@ _ALIGNMENT_MODES = ("min", "max", "majority")
 _QUICK_TEST_LIMIT = 64
 
 
-@dataclass(frozen=True)
+@record
 class AlignmentOptions:
     """How HX110 picks the column: the upstream script's --mode, --pad and --target-col, plus the tab width."""
 
@@ -95,7 +96,7 @@ def _validated_options(pad: Any, mode: Any, target_column: Any, tab_width: Any) 
     return chosen
 
 
-@dataclass(frozen=True)
+@record
 class MacroLine:
     """One physical line of a multiline macro. Offsets are into the file; `backslash` is None on the final line."""
 
@@ -110,7 +111,7 @@ class MacroLine:
     glues_tokens: bool  # no whitespace around the splice: inserting spaces could split a token
 
 
-@dataclass(frozen=True)
+@record
 class Macro:
     name: str
     lines: tuple[MacroLine, ...]
@@ -125,7 +126,7 @@ class Macro:
         return tuple(line for line in self.continuation_lines if not line.in_literal)
 
 
-@dataclass(frozen=True)
+@record
 class _Regions:
     """Comments and literals of a file, sorted and disjoint, for "is this offset inside one?" by bisection."""
 

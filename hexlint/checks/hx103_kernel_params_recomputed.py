@@ -6,7 +6,6 @@ import fnmatch
 import re
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from hexlint.c.index import Project, UnitIndex, memoized
@@ -20,6 +19,7 @@ from hexlint.checks._kernel_params import (
     strip_transparent,
 )
 from hexlint.core import Diagnostic, Related, Span
+from hexlint.record import record
 from hexlint.registry import diagnostic
 
 CODE = "HX103"
@@ -38,7 +38,7 @@ _COPY_THROUGH_POINTER = re.compile(rb"^\s*\(?\s*\w+\s*->\s*\w+\s*\)?\s*$")
 _ASSIGNED = re.compile(rb"\s*=(?!=)([^;]*);")  # used with match(data, pos): anchored at pos
 
 
-@dataclass(frozen=True)
+@record
 class RuntimeField:
     chain: tuple[str, ...]  # ("octx", "n_threads")
     field: str

@@ -6,13 +6,13 @@ import fnmatch
 import os
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from hexlint.c.index import Project, UnitIndex
 from hexlint.c.node import Node
 from hexlint.checks._c_helpers import assignment_count, matches_any, string_list
 from hexlint.core import Diagnostic, Span
+from hexlint.record import record
 from hexlint.registry import diagnostic
 
 CODE = "HX104"
@@ -20,7 +20,7 @@ _NULL_SPELLINGS = frozenset({"NULL", "nullptr", "0", "((void*)0)", "(void*)0"})
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 
 
-@dataclass(frozen=True)
+@record
 class NullCheckSettings:
     internal_pointer_names: tuple[str, ...]
     internal_pointer_types: tuple[str, ...]
@@ -66,7 +66,7 @@ class NullCheckSettings:
         return best
 
 
-@dataclass(frozen=True)
+@record
 class CheckedPointer:
     """A pointer expression a condition tests for NULL, and why it can never be NULL."""
 

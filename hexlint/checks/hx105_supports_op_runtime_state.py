@@ -5,20 +5,20 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from hexlint.c.index import Project, UnitIndex
 from hexlint.c.node import Node
 from hexlint.checks._c_helpers import matches_any, node_span, string_list
 from hexlint.core import Diagnostic, Related, Span
+from hexlint.record import record
 from hexlint.registry import diagnostic
 
 CODE = "HX105"
 _COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
 
 
-@dataclass(frozen=True)
+@record
 class RuntimeStateSettings:
     entry_functions: tuple[str, ...]
     checker_functions: tuple[str, ...]
@@ -45,7 +45,7 @@ class RuntimeStateSettings:
         )
 
 
-@dataclass(frozen=True)
+@record
 class CallHop:
     """`caller` calls `callee` at `site`."""
 
@@ -54,7 +54,7 @@ class CallHop:
     site: Span
 
 
-@dataclass(frozen=True)
+@record
 class Access:
     """A forbidden read inside `function`."""
 

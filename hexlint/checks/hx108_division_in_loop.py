@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from hexlint.c.index import Project, UnitIndex
@@ -19,6 +18,7 @@ from hexlint.checks._c_helpers import (
     string_list,
 )
 from hexlint.core import Diagnostic, Related, Span
+from hexlint.record import record
 from hexlint.registry import diagnostic
 
 CODE = "HX108"
@@ -39,7 +39,7 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
                 yield finding
 
 
-@dataclass(frozen=True)
+@record
 class DivisionSettings:
     floating_point: bool
     exempt_functions: tuple[str, ...]

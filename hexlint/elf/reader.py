@@ -12,12 +12,13 @@ import functools
 import io
 from bisect import bisect_right
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
+
+from hexlint.record import field, record
 
 HEXAGON_MACHINE = "EM_QDSP6"
 SHF_EXECINSTR = 0x4
@@ -38,14 +39,14 @@ class ElfError(ValueError):
         self.reason = reason
 
 
-@dataclass(frozen=True)
+@record
 class CodeSection:
     name: str
     address: int
     data: bytes
 
 
-@dataclass(frozen=True)
+@record
 class FunctionSymbol:
     name: str
     address: int
@@ -59,7 +60,7 @@ class FunctionSymbol:
         return self.address + self.size
 
 
-@dataclass(frozen=True)
+@record
 class ElfImage:
     path: str
     machine: str

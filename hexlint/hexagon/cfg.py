@@ -24,8 +24,9 @@ from __future__ import annotations
 import functools
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from hexlint.record import record
 
 if TYPE_CHECKING:
     from hexlint.hexagon.decode import Packet
@@ -46,7 +47,7 @@ def frozen_instance(cls: type[_T], fields: dict[str, Any]) -> _T:
     return instance
 
 
-@dataclass(frozen=True)
+@record
 class BasicBlock:
     start: int
     end: int  # exclusive
@@ -55,7 +56,7 @@ class BasicBlock:
     successors: tuple[int, ...]  # start addresses of successor blocks
 
 
-@dataclass(frozen=True)
+@record
 class Loop:
     header: int  # start address of the header block
     blocks: frozenset[int]  # start addresses of every block in the loop, nested loops included
@@ -68,7 +69,7 @@ class Loop:
     high: int = 0  # end of the highest block (exclusive)
 
 
-@dataclass(frozen=True)
+@record
 class FunctionCfg:
     start: int
     end: int
@@ -152,7 +153,7 @@ def build_cfg(
     return cfg
 
 
-@dataclass(frozen=True)
+@record
 class _Scan:
     """One pass over the packets: successors of the control packets, loop set-ups, leaders, fallback loop starts."""
 
@@ -238,7 +239,7 @@ def _control_packets(packets: tuple[Packet, ...]) -> list[int]:
     return control
 
 
-@dataclass(frozen=True)
+@record
 class _Graph:
     """Blocks in address order; edges as block numbers; `:endloop` edges as (latch packet, start packet) -> stages."""
 

@@ -30,12 +30,12 @@ import gc
 import re
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from hexlint.hexagon._tables import DEST_EXCEPTIONS, DEST_FIELDS
+from hexlint.record import field, record
 
 
-@dataclass(frozen=True)
+@record
 class MemoryAccess:
     base: str  # "r29" (sp), "r30" (fp), "r0".., or "gp"/"abs" for gp-relative/absolute
     offset: int | None  # byte offset of the access from base (already scaled), None when register-indexed
@@ -47,7 +47,7 @@ class MemoryAccess:
     increment: int | None = None  # post-increment amount in bytes (None for modifier-register increments)
 
 
-@dataclass(frozen=True)
+@record
 class RegisterWrite:
     """What the audit needs to follow stack-derived addresses."""
 
@@ -59,7 +59,7 @@ class RegisterWrite:
     index: str | None = None  # the other register of add/sub/addasl: a pointer may come from either operand
 
 
-@dataclass(frozen=True)
+@record
 class LoopSetup:
     loop: int  # 0 or 1
     start: int  # address of the loop's first packet
@@ -68,7 +68,7 @@ class LoopSetup:
     pipelined_stages: int = 0  # sp1loop0..sp3loop0 -> 1..3
 
 
-@dataclass(frozen=True)
+@record
 class Instruction:
     # `address` lives in a slot and every other field in __dict__, so all the occurrences of one decoded word share a
     # single (never mutated) field dict: a copy of an instruction at a new address costs no dict (see _at)
@@ -92,7 +92,7 @@ class Instruction:
     is_hvx: bool = False  # any HVX (vector) instruction, memory or compute
 
 
-@dataclass(frozen=True)
+@record
 class Packet:
     address: int
     size: int  # bytes
@@ -1348,7 +1348,7 @@ _RelativeEntry = tuple[int, int, dict[str, object], int, str, str]
 _PacketTemplate = tuple[tuple[_Entry, ...], tuple[_RelativeEntry, ...] | None, frozenset[int]]
 
 
-@dataclass(frozen=True)
+@record
 class DecodeCache:
     """What decoding learns about words and packets, independent of their addresses, so it holds for any library: the
     builds of one backend for several CPUs, or the old and new library of a regression gate, share most of their

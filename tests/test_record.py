@@ -1,0 +1,133 @@
+"""hexlint.record behaves as the frozen dataclasses it replaces: each test holds a record next to its dataclass twin."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+
+import pytest
+
+from hexlint import record
+from hexlint.core import Diagnostic, Severity, Span
+
+
+@record.record
+class Point:
+    path: str
+    line: int | None = None
+    tags: tuple[str, ...] = record.field(default_factory=tuple)
+    note: str = record.field(default="", compare=False, repr=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class PointTwin:
+    path: str
+    line: int | None = None
+    tags: tuple[str, ...] = dataclasses.field(default_factory=tuple)
+    note: str = dataclasses.field(default="", compare=False, repr=False)
+
+
+@record.record(frozen=False)
+class Tally:
+    name: str
+    seen: list[int] = record.field(default_factory=list)
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [(("a.c",), {}), (("a.c", 3), {}), ((), {"path": "b.c", "tags": ("x",)}), (("a.c",), {"note": "n", "line": 1})],
+)
+def test_a_record_is_built_compared_hashed_and_shown_as_its_dataclass_twin(args: tuple, kwargs: dict) -> None:
+    built, twin = Point(*args, **kwargs), PointTwin(*args, **kwargs)
+    assert repr(built) == repr(twin).replace("PointTwin", "Point")
+    assert [getattr(built, name) for name in ("path", "line", "tags", "note")] == [
+        getattr(twin, name) for name in ("path", "line", "tags", "note")
+    ]
+    assert built == Point(*args, **kwargs) and hash(built) == hash(Point(*args, **kwargs))
+    assert built != twin  # another class is never equal, as between two dataclasses
+
+
+def test_fields_left_out_of_compare_do_not_change_equality_or_hash() -> None:
+    assert Point("a.c", note="one") == Point("a.c", note="two")
+    assert hash(Point("a.c", note="one")) == hash(Point("a.c", note="two"))
+    assert Point("a.c", 1) != Point("a.c", 2)
+
+
+def test_a_frozen_record_refuses_assignment_and_deletion() -> None:
+    point = Point("a.c")
+    with pytest.raises(record.FrozenInstanceError):
+        point.line = 2  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        del point.path  # type: ignore[misc]
+    assert point.line is None
+
+
+def test_a_mutable_record_is_assignable_and_unhashable_and_its_factory_is_called_per_instance() -> None:
+    first, second = Tally("x"), Tally("x")
+    first.seen.append(1)
+    assert second.seen == [] and first != second
+    first.name = "y"
+    assert first == Tally("y", [1])
+    with pytest.raises(TypeError):
+        hash(first)
+
+
+def test_replace_copies_with_changes_and_rejects_unknown_fields() -> None:
+    point = Point("a.c", 1, ("t",), "n")
+    assert record.replace(point, line=2) == Point("a.c", 2, ("t",), "n")
+    assert record.replace(point, line=2).note == "n"
+    with pytest.raises(TypeError):
+        record.replace(point, column=3)
+
+
+def test_defaults_stay_class_attributes_and_fields_lists_them_in_order() -> None:
+    assert [item.name for item in record.fields(Point)] == ["path", "line", "tags", "note"]
+    assert Point.line is None and Point.note == ""
+    assert not hasattr(Point, "tags")  # a factory leaves nothing behind, as field(default_factory=...) does
+    assert Point.__match_args__ == ("path", "line", "tags", "note")
+
+
+def test_init_signature_errors_are_the_usual_type_errors() -> None:
+    with pytest.raises(TypeError):
+        Point()  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        Point("a.c", 1, (), "n", "extra")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="non-default field 'line' follows"):
+
+        @record.record
+        class Broken:
+            path: str = ""
+            line: int
+
+
+def test_methods_a_class_writes_itself_are_kept() -> None:
+    @record.record
+    class Named:
+        name: str
+
+        def __repr__(self) -> str:
+            return f"<{self.name}>"
+
+        def __hash__(self) -> int:
+            return 7
+
+    assert repr(Named("n")) == "<n>" and hash(Named("n")) == 7 and Named("n") == Named("n")
+
+
+def test_a_slot_field_has_no_default() -> None:
+    @record.record
+    class Slotted:
+        __slots__ = ("__dict__", "address")
+        address: int
+        size: int = 4
+
+    value = Slotted(8)
+    assert (value.address, value.size) == (8, 4)
+    assert record.fields(Slotted)[0].default is record.MISSING
+
+
+def test_records_copy_and_pickle_like_dataclasses() -> None:
+    diagnostic = Diagnostic("HX104", "defensive-null-check", Severity.ERROR, "m", Span("a.c", 1, 2))
+    assert pickle.loads(pickle.dumps(diagnostic)) == diagnostic
+    assert copy.deepcopy(diagnostic) == diagnostic and copy.copy(diagnostic) == diagnostic
