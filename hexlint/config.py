@@ -9,14 +9,15 @@ relative to the directory of the file that holds them. Unknown keys and unknown 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from hexlint import registry
 from hexlint.core import Rule
 from hexlint.discover import compile_glob
+from hexlint.record import field, record
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
 TYPE_CHECKING = False
@@ -37,13 +38,13 @@ class ConfigError(Exception):
     """A configuration problem; the message names the file and the key."""
 
 
-@dataclass(frozen=True)
+@record
 class PerFileIgnore:
     glob: str
     codes: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Config:
     """Settings after reading a file; every path is absolute or relative to the working directory."""
 
@@ -194,16 +195,23 @@ def config_from_table(table: Mapping[str, Any], source: Path) -> Config:
     )
 
 
+# Every TOML spelling of a hexlint table under `tool`: a dotted `tool.hexlint` (headers and keys, quotes and spaces
+# allowed), or keys below a bare `[tool]` header or a `tool = {...}` inline table. Only \\u-escaped keys slip by.
+_MAY_HOLD_TOOL_HEXLINT = re.compile(
+    rb"""["']?tool["']?[ \t]*\.[ \t]*["']?hexlint|^[ \t]*\[[ \t]*["']?tool["']?[ \t]*\]|^[ \t]*["']?tool["']?[ \t]*=""",
+    re.MULTILINE,
+)
+
+
 def _read_toml(path: Path, only_if_mentioned: bool = False) -> dict[str, Any] | None:
-    """The parsed file; with `only_if_mentioned`, None without parsing when the file never says `hexlint`: most
-    pyproject.toml files on the way up configure other tools (a `tool.hexlint` key contains the word unless spelled
-    with \\u escapes)."""
+    """The parsed file; with `only_if_mentioned`, None without parsing when no `tool.hexlint` table can be in it: most
+    pyproject.toml files on the way up configure other tools, ours included (it names `hexlint` as a project)."""
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
     except OSError as error:
         raise ConfigError(f"{path}: cannot read configuration: {error.strerror or error}") from None
-    if only_if_mentioned and b"hexlint" not in raw:
+    if only_if_mentioned and not _MAY_HOLD_TOOL_HEXLINT.search(raw):
         return None
     if sys.version_info >= (3, 11):  # imported here: a run without a configuration file does not pay for it
         import tomllib

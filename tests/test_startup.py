@@ -94,6 +94,8 @@ def test_text_only_run_imports_only_what_it_uses(tmp_path: Path) -> None:
     assert loaded["options_parsed"] == 2
     unused = {"tomllib", "concurrent.futures", "traceback", "shutil", "hashlib", "hexlint.fixer", "hexlint.report.json"}
     assert unused.isdisjoint(loaded["modules"])
+    # The house's records exist so that a run does not pay for dataclasses and the inspect module it imports.
+    assert {"dataclasses", "inspect", "typing"}.isdisjoint(loaded["modules"])
 
 
 # ---------------------------------------------------------------- rule documents read in parts
@@ -318,6 +320,40 @@ def test_a_pyproject_that_mentions_hexlint_is_still_read(tmp_path: Path) -> None
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "hexlint-plugin"\n[tool.hexlint\n')
     with pytest.raises(ConfigError, match="invalid TOML"):
         load_config(None, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[tool.hexlint]\nselect = ["HX110"]\n',
+        '[tool]\nhexlint = { select = ["HX110"] }\n',
+        '[tool]\nhexlint.select = ["HX110"]\n',
+        'tool.hexlint.select = ["HX110"]\n',
+        'tool = { hexlint = { select = ["HX110"] } }\n',
+        '[ "tool" . \'hexlint\' ]\nselect = ["HX110"]\n',
+        '[project]\nname = "x"\n\n[tool . hexlint]\r\nselect = ["HX110"]\r\n',
+    ],
+)
+def test_every_spelling_of_a_tool_hexlint_table_is_read(tmp_path: Path, text: str) -> None:
+    from hexlint.config import load_config
+
+    (tmp_path / "pyproject.toml").write_bytes(text.encode())
+    assert load_config(None, tmp_path).select == ("HX110",)
+
+
+def test_a_pyproject_that_names_hexlint_without_configuring_it_is_passed_over(tmp_path: Path) -> None:
+    # Like hexlint's own pyproject.toml: the project and its script are called hexlint; the rest is not ours to judge.
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "hexlint"\n[project.scripts]\nhexlint = "hexlint.cli:main"\n[tool.ruff]\nx = "broken\n'
+    )
+    (tmp_path / "hexlint.h").write_text("#define TWO(x) \\\n    ((x) + (x))\n")
+    loaded = run_python(
+        "import io; from hexlint.cli import main; "
+        f"status = main(['--select', 'HX110,HX111', '-q', {str(tmp_path)!r}], stdout=io.StringIO()); " + LOADED,
+        cwd=tmp_path,
+    )
+    assert loaded["status"] == 0
+    assert "tomllib" not in loaded["modules"]
 
 
 def test_suppress_and_baseline_load_only_when_a_file_has_a_directive(tmp_path: Path) -> None:
