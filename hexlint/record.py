@@ -3,7 +3,8 @@
 `dataclasses` imports `inspect` (and with it ast, dis and tokenize) and compiles five methods per class: about 7 ms
 plus 0.3 ms a class, paid by every run and so by every pre-commit hook. A record is the part of a dataclass hexlint
 uses: __init__ with defaults and default factories, repr, eq, hash, immutability (frozen, the default), replace()
-and fields(). __init__, __eq__ and __hash__ are compiled in one exec per class, __repr__ is a shared closure.
+and fields(). __init__, __eq__ and __hash__ start as loops over the fields and are compiled (one exec per class)
+once a class is busy; __repr__ is a closure.
 """
 
 from __future__ import annotations
@@ -89,13 +90,26 @@ def _make_record(cls: type[_T], frozen: bool) -> type[_T]:
     cls.__record_fields__ = all_fields
     cls.__match_args__ = tuple(by_name)
     compared = [item.name for item in all_fields if item.compare]
-    methods = _compile_methods(cls, all_fields, compared, frozen)
-    _set_if_absent(cls, "__init__", methods["__init__"])
+    _check_default_order(cls, all_fields)
     _set_if_absent(cls, "__repr__", _repr_method(tuple(item.name for item in all_fields if item.repr)))
-    _set_if_absent(cls, "__eq__", methods["__eq__"])
-    if "__hash__" not in cls.__dict__:
-        # As a dataclass: eq makes a mutable record unhashable; a frozen one hashes its compared fields.
-        cls.__hash__ = methods["__hash__"] if frozen else None
+    # eq makes a mutable record unhashable (as a dataclass); a frozen one hashes its compared fields.
+    compiled = [name for name in ("__init__", "__eq__", "__hash__") if name not in cls.__dict__]
+    if not frozen and "__hash__" in compiled:
+        compiled.remove("__hash__")
+        cls.__hash__ = None
+
+    def install() -> dict[str, Any]:
+        methods = _compile_methods(all_fields, compared, frozen)
+        for name in compiled:
+            _set_method(cls, name, methods[name])
+        return methods
+
+    # Interpreted first, compiled once the class is busy: a lint run builds most of its records a few times, and
+    # compiling them (~150 us each) cost more than all those calls; the decoder builds some a million times.
+    interpreted = _interpreted_methods(cls.__qualname__, all_fields, compared, frozen)
+    calls_left = [CALLS_BEFORE_COMPILING]
+    for name in compiled:
+        _set_method(cls, name, _interpret_then_compile(interpreted[name], install, calls_left, name))
     if frozen:
         cls.__setattr__ = _refuse_setattr
         cls.__delattr__ = _refuse_delattr
@@ -128,28 +142,94 @@ _SLOT = type(Field.__dict__["name"])  # types.MemberDescriptorType without impor
 
 def _set_if_absent(cls: type, name: str, method: Any) -> None:
     if name not in cls.__dict__:
-        method.__qualname__ = f"{cls.__qualname__}.{name}"
-        setattr(cls, name, method)
+        _set_method(cls, name, method)
 
 
-def _compile_methods(cls: type, all_fields: tuple[Field, ...], compared: list[str], frozen: bool) -> dict[str, Any]:
+def _set_method(cls: type, name: str, method: Any) -> None:
+    method.__qualname__ = f"{cls.__qualname__}.{name}"
+    setattr(cls, name, method)
+
+
+CALLS_BEFORE_COMPILING = 64
+
+
+def _interpret_then_compile(
+    interpreted: Callable[..., Any], install: Callable[[], dict[str, Any]], calls_left: list[int], name: str
+) -> Any:
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        calls_left[0] -= 1
+        if calls_left[0] <= 0:  # threads racing past zero compile twice, harmlessly
+            return install()[name](self, *args, **kwargs)
+        return interpreted(self, *args, **kwargs)
+
+    return method
+
+
+def _interpreted_methods(
+    qualname: str, all_fields: tuple[Field, ...], compared: list[str], frozen: bool
+) -> dict[str, Callable[..., Any]]:
+    """__init__, __eq__ and __hash__ as loops over the fields: what _compile_methods compiles, same results."""
+    names = tuple(item.name for item in all_fields)
+    set_field = object.__setattr__ if frozen else setattr
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if len(args) > len(names):
+            raise TypeError(
+                f"{qualname}.__init__() takes {len(names) + 1} positional arguments but {len(args) + 1} were given"
+            )
+        values = dict(zip(names, args, strict=False))  # fewer arguments than fields: the rest by keyword or default
+        for name, value in kwargs.items():
+            if name not in names:
+                raise TypeError(f"{qualname}.__init__() got an unexpected keyword argument {name!r}")
+            if name in values:
+                raise TypeError(f"{qualname}.__init__() got multiple values for argument {name!r}")
+            values[name] = value
+        for item in all_fields:  # in field order, as the compiled __init__ sets them
+            if item.name in values:
+                value = values[item.name]
+            elif item.default_factory is not MISSING:
+                value = item.default_factory()
+            elif item.default is not MISSING:
+                value = item.default
+            else:
+                raise TypeError(f"{qualname}.__init__() missing required argument: {item.name!r}")
+            set_field(self, item.name, value)
+
+    def __eq__(self: Any, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return tuple(getattr(self, name) for name in compared) == tuple(getattr(other, name) for name in compared)
+        return NotImplemented
+
+    def __hash__(self: Any) -> int:
+        # The very tuple the compiled __hash__ hashes: a record hashed before the switch keeps its hash after it.
+        return hash(tuple(getattr(self, name) for name in compared))
+
+    return {"__init__": __init__, "__eq__": __eq__, "__hash__": __hash__}
+
+
+def _check_default_order(cls: type, all_fields: tuple[Field, ...]) -> None:
+    """The TypeError @dataclass raises when the class is made, not when it is first built."""
+    seen_default = False
+    for item in all_fields:
+        if item.default is not MISSING or item.default_factory is not MISSING:
+            seen_default = True
+        elif seen_default:
+            raise TypeError(f"{cls.__qualname__}: non-default field {item.name!r} follows a field with a default")
+
+
+def _compile_methods(all_fields: tuple[Field, ...], compared: list[str], frozen: bool) -> dict[str, Any]:
     """__init__, __eq__ and __hash__ compiled in one go: eq and hash are hot in the decoder's caches."""
     parameters, body, namespace = [], [], {"MISSING": MISSING}
-    seen_default = False
     for index, item in enumerate(all_fields):
         name = item.name
         if item.default_factory is not MISSING:
             namespace[f"factory_{index}"] = item.default_factory
             parameters.append(f"{name}=MISSING")
             value = f"factory_{index}() if {name} is MISSING else {name}"
-            seen_default = True
         elif item.default is not MISSING:
             namespace[f"default_{index}"] = item.default
             parameters.append(f"{name}=default_{index}")
             value = name
-            seen_default = True
-        elif seen_default:
-            raise TypeError(f"{cls.__qualname__}: non-default field {name!r} follows a field with a default")
         else:
             parameters.append(name)
             value = name

@@ -131,3 +131,45 @@ def test_records_copy_and_pickle_like_dataclasses() -> None:
     diagnostic = Diagnostic("HX104", "defensive-null-check", Severity.ERROR, "m", Span("a.c", 1, 2))
     assert pickle.loads(pickle.dumps(diagnostic)) == diagnostic
     assert copy.deepcopy(diagnostic) == diagnostic and copy.copy(diagnostic) == diagnostic
+
+
+def fresh_class() -> type:
+    @record.record
+    class Fresh:
+        path: str
+        line: int = 0
+        tags: tuple = record.field(default_factory=tuple)
+
+    return Fresh
+
+
+def compiled(cls: type) -> bool:
+    return "path" in cls.__init__.__code__.co_varnames
+
+
+def test_methods_are_interpreted_until_the_class_is_busy_then_compiled_with_the_same_results() -> None:
+    cls = fresh_class()
+    early = cls("a.c", 2)
+    early_hash = hash(early)
+    assert not compiled(cls)
+    for _ in range(record.CALLS_BEFORE_COMPILING):
+        late = cls("a.c", 2)
+    assert compiled(cls)
+    assert late == early and hash(late) == early_hash == hash(early)  # a set built before the switch still works
+    assert late != cls("a.c", 3) and late.tags == ()
+
+
+@pytest.mark.parametrize("busy", [False, True], ids=["interpreted", "compiled"])
+def test_both_forms_build_compare_and_refuse_alike(busy: bool) -> None:
+    cls = fresh_class()
+    if busy:
+        for _ in range(record.CALLS_BEFORE_COMPILING):
+            cls("warm-up")
+    assert compiled(cls) is busy
+    assert vars(cls("a.c", tags=("t",))) == {"path": "a.c", "line": 0, "tags": ("t",)}
+    assert list(vars(cls(line=1, path="b.c"))) == ["path", "line", "tags"]  # field order, whatever the call order
+    assert cls("a.c").tags is not None and cls("a.c") == cls(path="a.c", line=0)
+    assert cls("a.c").__eq__(object()) is NotImplemented
+    for bad_call in (lambda: cls(), lambda: cls("a", 1, (), 4), lambda: cls("a", path="b"), lambda: cls("a", x=1)):
+        with pytest.raises(TypeError):
+            bad_call()
