@@ -31,7 +31,7 @@ class DiscoveryError(Exception):
 
 @record
 class IgnorePattern:
-    regex: re.Pattern[str]
+    regex: re.Pattern[str] | SimpleGlob
     negated: bool
     directory_only: bool
     base: Path  # the directory of the .gitignore that holds the pattern
@@ -99,9 +99,51 @@ def glob_to_regex(glob: str) -> str:
     return "".join(out)
 
 
+@record
+class SimpleGlob:
+    """A glob with one `*` at most, at its start or end, matched with string methods: a repository's .gitignore is
+    mostly `*.o`, `build/` and `/models/*`, and compiling a regex for each of them cost more than the whole walk."""
+
+    text: str  # the literal part
+    star: str  # "" (no star), "start" (`*.o`) or "end" (`build*`)
+    anchored: bool  # matched from the .gitignore's directory, not at any depth
+
+    def match(self, relative: str) -> bool:
+        """What the glob's regex (`_glob_regex`) says for a posix path relative to the .gitignore's directory."""
+        if self.anchored:
+            if self.star == "end":
+                return relative.startswith(self.text)
+            head = relative.split("/", 1)[0] if self.star == "start" else relative
+            if self.star == "start":
+                return head.endswith(self.text)
+            return relative == self.text or relative.startswith(self.text + "/")
+        names = relative.split("/")
+        if self.star == "start":
+            return any(name.endswith(self.text) for name in names)
+        if self.star == "end":
+            return any(name.startswith(self.text) for name in names)
+        return self.text in names
+
+
+_GLOB_SPECIALS = frozenset("*?[\\")
+
+
 @functools.lru_cache(maxsize=1024)
-def compile_glob(glob: str) -> re.Pattern[str]:
-    """A gitignore-style glob: without an inner "/" it matches a name at any depth, with one it is anchored."""
+def compile_glob(glob: str) -> re.Pattern[str] | SimpleGlob:
+    """A gitignore-style glob: without an inner "/" it matches a name at any depth, with one it is anchored.
+    The result's `match(posix_relative_path)` is truthy when the glob matches."""
+    anchored = "/" in glob.rstrip("/")
+    body = glob.strip("/")
+    star = "start" if body.startswith("*") else "end" if body.endswith("*") else ""
+    literal = body.strip("*") if star else body
+    simple = literal and not _GLOB_SPECIALS.intersection(literal) and body.count("*") == (1 if star else 0)
+    # An anchored `*` followed by a path (`/*/x`) spans two names: left to the regex.
+    if simple and not (star == "start" and anchored and "/" in literal):
+        return SimpleGlob(literal, star, anchored)
+    return _glob_regex(glob)
+
+
+def _glob_regex(glob: str) -> re.Pattern[str]:
     anchored = "/" in glob.rstrip("/")
     body = glob_to_regex(glob.strip("/"))
     return re.compile(f"^{body}(?:/.*)?$" if anchored else f"^(?:.*/)?{body}(?:/.*)?$")
