@@ -13,7 +13,7 @@ Three measurements per tree, each the best of --repeat runs:
             script: its process_file without --fix)
   fix       in process, on a fresh copy of the tree each run: compute and write the fixes
   command   end to end, a new Python process each run, the two alternating, best of 3N+1, wall and CPU: the
-            `hexlint` console script's code (`python -c "from hexlint.cli import main; ..."`) with
+            `hexlint` console script's code (`python -c "from hexlint.__main__ import run; ..."`) with
             `--select HX110,HX111 -q TREE`, and `python script -q TREE` (interpreter start and imports included)
 It also reports whether both tools' fixed trees are byte-identical, and, once, where a command's fixed cost goes:
   start-up  the interpreter alone (`python -c pass`), `import hexlint.cli`, `hexlint --version` (imports and the
@@ -127,7 +127,7 @@ def copy_tree(tree: Path, destination: Path) -> list[Path]:
 
 # What the `hexlint` console script that pip installs runs (a pre-commit hook calls that, not `python -m hexlint`,
 # whose runpy costs another ~2 ms).
-ENTRY_POINT = "import sys; from hexlint.cli import main; sys.exit(main())"
+ENTRY_POINT = "import sys; from hexlint.__main__ import run; sys.exit(run())"
 
 
 def command_environment(bytecode_cache: Path) -> dict[str, str]:

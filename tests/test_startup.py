@@ -456,3 +456,17 @@ def test_a_typical_gitignore_needs_no_regex(glob: str) -> None:
     from hexlint.discover import SimpleGlob, compile_glob
 
     assert isinstance(compile_glob(glob), SimpleGlob)
+
+
+def test_the_console_script_and_python_m_run_the_same_process_entry(tmp_path: Path) -> None:
+    with open(ROOT / "pyproject.toml", "rb") as handle:
+        scripts = tomllib.load(handle)["project"]["scripts"]
+    assert scripts == {"hexlint": "hexlint.__main__:run"}
+    (tmp_path / "macro.h").write_text("#define TWO(x) \\\n    ((x) +  \\\n    (x))\n")
+    code = (
+        "import gc, sys; from hexlint.__main__ import run; sys.argv[1:] = ['--select', 'HX110', '-q', 'macro.h']; "
+        "status = run(); print(gc.get_threshold()[0], gc.get_freeze_count() > 0, status)"
+    )
+    environment = {"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", "")}
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=environment)
+    assert result.stdout.split()[-3:] == ["50000", "True", "1"]  # the finding's exit status, from a tuned process
