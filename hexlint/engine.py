@@ -83,7 +83,7 @@ class LintResult:
 # ---------------------------------------------------------------- selection
 
 
-def _specificity(rule: Rule, selectors: Iterable[str]) -> int:
+def _specificity(rule: Rule | registry.RuleKey, selectors: Iterable[str]) -> int:
     """How precisely the best selector names this rule: a name or full code beats a longer prefix beats ALL."""
     best = -1
     for selector in selectors:
@@ -99,7 +99,7 @@ def _specificity(rule: Rule, selectors: Iterable[str]) -> int:
     return best
 
 
-def is_enabled(rule: Rule, select: Sequence[str], ignore: Sequence[str]) -> bool:
+def is_enabled(rule: Rule | registry.RuleKey, select: Sequence[str], ignore: Sequence[str]) -> bool:
     """Like ruff: the more specific of the best select and best ignore selector decides; a tie means ignored."""
     return _specificity(rule, select) > _specificity(rule, ignore)
 
@@ -107,12 +107,10 @@ def is_enabled(rule: Rule, select: Sequence[str], ignore: Sequence[str]) -> bool
 def enabled_rules(config: Config, settings: RunSettings) -> tuple[Rule, ...]:
     select = settings.select or config.select or ("ALL",)
     ignore = (*config.ignore, *settings.ignore)
-    enabled = [rule for rule in registry.all_rules() if is_enabled(rule, select, ignore)]
+    enabled = [registry.rule_at(key.path) for key in registry.rule_keys() if is_enabled(key, select, ignore)]
     # Parse errors are shown whenever C is parsed, unless the user ignores HX002 explicitly (ruff shows syntax errors).
-    parse_error = registry.find_rule(PARSE_ERROR)
-    parse_error_ignored = parse_error is not None and _specificity(parse_error, ignore) > 0
-    parses_c = any(rule.kind == "source" for rule in enabled)
-    if parse_error is not None and parse_error not in enabled and not parse_error_ignored and parses_c:
+    parse_error = registry.find_rule(PARSE_ERROR) if any(rule.kind == "source" for rule in enabled) else None
+    if parse_error is not None and parse_error not in enabled and _specificity(parse_error, ignore) <= 0:
         enabled.append(parse_error)
     return tuple(sorted(enabled, key=lambda rule: rule.code))
 
@@ -568,10 +566,10 @@ class OptionsByCode(Mapping):  # Mapping[str, Mapping[str, Any]]
         return options
 
     def __iter__(self) -> Iterator[str]:
-        return (rule.code for rule in registry.all_rules())
+        return (key.code for key in registry.rule_keys())
 
     def __len__(self) -> int:
-        return len(registry.all_rules())
+        return len(registry.rule_keys())
 
 
 @record(frozen=False)
@@ -646,7 +644,7 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
     )
     if context_mode(config, settings) == "files":
         # Without the rest of the tree a cross-file rule holds back: its silence does not make a suppression unused.
-        ran_on_sources -= {rule.code for rule in registry.all_rules() if rule.scope == "project"}
+        ran_on_sources -= {rule.code for rule in rules if rule.scope == "project"}
 
     def active_codes_for(path: str) -> frozenset[str]:
         return frozenset(code for code in ran_on_sources if not _code_ignored_for(path, code, config))

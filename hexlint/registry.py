@@ -245,34 +245,67 @@ def load_rule(path: Path) -> Rule:
     )
 
 
+@record
+class RuleKey:
+    """What selecting a rule needs, read from its document's file name `HXnnn-name.toml` without opening it."""
+
+    code: str
+    name: str
+    path: Path
+
+
 @functools.cache
+def rule_keys() -> tuple[RuleKey, ...]:
+    """Every rule's key, sorted by code. A run reads the documents of the rules it selects, not all of them."""
+    keys = []
+    for path in rule_documents_dir().glob("HX*.toml"):
+        code, _, name = path.stem.partition("-")
+        keys.append(RuleKey(code, name, path))
+    return tuple(sorted(keys, key=lambda key: key.code))
+
+
+@functools.cache
+def rule_at(path: Path) -> Rule:
+    rule = load_rule(path)
+    if path.stem != f"{rule.code}-{rule.name}":
+        # Selectors are matched on file names: a document must be named after the rule it defines.
+        raise RegistryError(f"{path}: a rule document must be named {rule.code}-{rule.name}.toml")
+    return rule
+
+
 def all_rules() -> tuple[Rule, ...]:
     """Every rule, sorted by code."""
-    rules = [load_rule(path) for path in sorted(rule_documents_dir().glob("HX*.toml"))]
-    return tuple(sorted(rules, key=lambda rule: rule.code))
+    return tuple(rule_at(key.path) for key in rule_keys())
+
+
+def forget_rules() -> None:
+    """Read the documents and the check table afresh (tests that swap a check)."""
+    rule_keys.cache_clear()
+    rule_at.cache_clear()
+    _keys_by_code_and_name.cache_clear()
 
 
 @functools.cache
-def _rules_by_code_and_name() -> dict[str, Rule]:
-    by_key: dict[str, Rule] = {}
-    for rule in all_rules():
-        by_key.setdefault(rule.code.lower(), rule)
-        by_key.setdefault(rule.name, rule)
+def _keys_by_code_and_name() -> dict[str, RuleKey]:
+    by_key: dict[str, RuleKey] = {}
+    for key in rule_keys():
+        by_key.setdefault(key.code.lower(), key)
+        by_key.setdefault(key.name, key)
     return by_key
 
 
 def find_rule(code_or_name: str) -> Rule | None:
-    wanted = code_or_name.strip()
-    return _rules_by_code_and_name().get(wanted.lower())  # codes in any case; names are lower-case
+    key = _keys_by_code_and_name().get(code_or_name.strip().lower())  # codes in any case; names are lower-case
+    return rule_at(key.path) if key is not None else None
 
 
 def diagnostic(code: str, message: str, span: Span, **details: Any) -> Diagnostic:
     """A finding of rule `code`: its name and severity come from the rule's document, never from the check."""
-    rule = _rules_by_code_and_name()[code.lower()]
+    rule = rule_at(_keys_by_code_and_name()[code.lower()].path)
     return Diagnostic(code=rule.code, name=rule.name, severity=rule.severity, message=message, span=span, **details)
 
 
-def matches_selector(rule: Rule, selector: str) -> bool:
+def matches_selector(rule: Rule | RuleKey, selector: str) -> bool:
     """A selector is a code ("HX104"), a code prefix ("HX1", "ALL") or a rule name ("defensive-null-check")."""
     selector = selector.strip()
     if selector.upper() == "ALL":
@@ -281,4 +314,4 @@ def matches_selector(rule: Rule, selector: str) -> bool:
 
 
 def is_known_selector(selector: str) -> bool:
-    return any(matches_selector(rule, selector) for rule in all_rules())
+    return any(matches_selector(key, selector) for key in rule_keys())

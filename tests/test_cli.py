@@ -26,9 +26,9 @@ def macro_rules_registered(monkeypatch):
     monkeypatch.setitem(checks.CHECKS, "HX110", hx110_macro_backslash_misaligned.check)
     monkeypatch.setitem(checks.CHECKS, "HX111", hx111_macro_backslash_whitespace.check)
     monkeypatch.setattr(registry, "CHECKS", checks.CHECKS)
-    registry.all_rules.cache_clear()
+    registry.forget_rules()
     yield
-    registry.all_rules.cache_clear()
+    registry.forget_rules()
 
 
 def test_version_help_and_module_entry_point() -> None:
@@ -200,7 +200,7 @@ def test_internal_error_is_one_line_and_traceback_only_with_verbose(
         yield
 
     monkeypatch.setitem(checks.CHECKS, "HX110", broken_check)
-    registry.all_rules.cache_clear()
+    registry.forget_rules()
     monkeypatch.chdir(tmp_path)
     (tmp_path / "k.c").write_text("int a;\n")
     run = hexlint_cli("--select", "HX110", "k.c")

@@ -29,9 +29,9 @@ def macro_rules_registered(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setitem(checks.CHECKS, "HX110", hx110_macro_backslash_misaligned.check)
     monkeypatch.setitem(checks.CHECKS, "HX111", hx111_macro_backslash_whitespace.check)
     monkeypatch.setattr(registry, "CHECKS", checks.CHECKS)
-    registry.all_rules.cache_clear()
+    registry.forget_rules()
     yield
-    registry.all_rules.cache_clear()
+    registry.forget_rules()
 
 
 def run(*arguments: str) -> tuple[int, bytes, str]:

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from hexlint import registry
 from hexlint.checks import CHECK_MODULES, CHECKS
 
@@ -53,3 +55,14 @@ def test_scope_is_file_or_project_and_cross_file_rules_say_project() -> None:
     # Host writes and kernel reads, dispatch tables and trace helpers live in different files.
     project_rules = {code for code, scope in scopes.items() if scope == "project"}
     assert project_rules == {"HX101", "HX102", "HX103", "HX106", "HX107"}
+
+
+def test_selectors_resolve_from_file_names_that_must_name_the_rule(tmp_path: Path) -> None:
+    keys = {key.code: key.name for key in registry.rule_keys()}
+    assert keys == {rule.code: rule.name for rule in registry.all_rules()}
+    assert registry.is_known_selector("macro-backslash-misaligned") and not registry.is_known_selector("HX9")
+    (document,) = registry.rule_documents_dir().glob("HX110-*.toml")
+    misnamed = tmp_path / "HX110-old-name.toml"
+    misnamed.write_bytes(document.read_bytes())
+    with pytest.raises(registry.RegistryError, match=r"must be named HX110-macro-backslash-misaligned\.toml"):
+        registry.rule_at(misnamed)

@@ -15,16 +15,18 @@ from hexlint.record import replace
 @pytest.fixture
 def demoted_rules(monkeypatch: pytest.MonkeyPatch) -> None:
     """HX001 and HX002 as documents with other severities: a hand-rolled fallback would not follow."""
-    rules = dict(registry._rules_by_code_and_name())
-    for code in ("HX001", "HX002"):
-        changed = replace(rules[code.lower()], severity=Severity.INFO)
-        rules[code.lower()] = changed
-        rules[changed.name] = changed
-    monkeypatch.setattr(registry, "_rules_by_code_and_name", lambda: rules)
+    read = registry.rule_at
+
+    def demoted(path: Path):
+        rule = read(path)
+        return replace(rule, severity=Severity.INFO) if rule.code in ("HX001", "HX002") else rule
+
+    monkeypatch.setattr(registry, "rule_at", demoted)
 
 
 def _matches_document(found: Diagnostic) -> None:
-    rule = registry._rules_by_code_and_name()[found.code.lower()]
+    rule = registry.find_rule(found.code)
+    assert rule is not None
     assert (found.name, found.severity) == (rule.name, rule.severity)
 
 
