@@ -41,7 +41,7 @@ def normalized_text(text: str) -> str:
     return " ".join(text.split())
 
 
-def relative_path(path: str, base_dir: Path) -> str:
+def relative_path(path: str, base_dir: str | os.PathLike[str]) -> str:
     """A finding's path as stored in a baseline: posix, relative to the baseline's directory when possible."""
     absolute = Path(os.path.abspath(path))
     try:
@@ -62,7 +62,7 @@ def _position(diagnostic: Diagnostic) -> tuple[int, int, int]:
     return (span.line or 0, span.column or 0, span.address or 0)
 
 
-def entries_for(diagnostics: Iterable[Diagnostic], base_dir: Path) -> list[tuple[Diagnostic, Entry]]:
+def entries_for(diagnostics: Iterable[Diagnostic], base_dir: str | os.PathLike[str]) -> list[tuple[Diagnostic, Entry]]:
     """Each finding with its baseline entry; occurrence indices count in file order."""
     ordered = sorted(diagnostics, key=lambda diagnostic: (diagnostic.span.path, _position(diagnostic)))
     seen: dict[tuple[str, str, str], int] = {}
@@ -78,16 +78,16 @@ def entries_for(diagnostics: Iterable[Diagnostic], base_dir: Path) -> list[tuple
     return paired
 
 
-def fingerprints(diagnostics: Sequence[Diagnostic], base_dir: Path) -> dict[int, str]:
+def fingerprints(diagnostics: Sequence[Diagnostic], base_dir: str | os.PathLike[str]) -> dict[int, str]:
     """id(diagnostic) -> fingerprint (SARIF partialFingerprints use the same value)."""
     return {id(diagnostic): entry.fingerprint for diagnostic, entry in entries_for(diagnostics, base_dir)}
 
 
-def render_baseline(diagnostics: Iterable[Diagnostic], base_dir: Path) -> str:
+def render_baseline(diagnostics: Iterable[Diagnostic], base_dir: str | os.PathLike[str]) -> str:
     return _render_counted(diagnostics, base_dir)[0]
 
 
-def _render_counted(diagnostics: Iterable[Diagnostic], base_dir: Path) -> tuple[str, int]:
+def _render_counted(diagnostics: Iterable[Diagnostic], base_dir: str | os.PathLike[str]) -> tuple[str, int]:
     """The baseline text and how many findings it records (so the writer need not parse it back)."""
     entries = sorted(
         (entry for _, entry in entries_for(diagnostics, base_dir)),
@@ -103,8 +103,9 @@ def _render_counted(diagnostics: Iterable[Diagnostic], base_dir: Path) -> tuple[
     return dump_json(document), len(entries)
 
 
-def write_baseline(path: Path, diagnostics: Iterable[Diagnostic]) -> int:
+def write_baseline(path: str | os.PathLike[str], diagnostics: Iterable[Diagnostic]) -> int:
     """Write the baseline file; returns the number of findings recorded."""
+    path = Path(path)
     text, count = _render_counted(diagnostics, path.parent)
     try:
         path.write_text(text, encoding="utf-8")
@@ -113,9 +114,11 @@ def write_baseline(path: Path, diagnostics: Iterable[Diagnostic]) -> int:
     return count
 
 
-def load_baseline(path: Path) -> frozenset[tuple[str, str, str]]:
+def load_baseline(path: str | os.PathLike[str]) -> frozenset[tuple[str, str, str]]:
     """(code, path, fingerprint) triples recorded in a baseline file."""
     import json
+
+    path = Path(path)
 
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
@@ -135,7 +138,7 @@ def load_baseline(path: Path) -> frozenset[tuple[str, str, str]]:
 
 
 def filter_baseline(
-    diagnostics: Sequence[Diagnostic], recorded: frozenset[tuple[str, str, str]], base_dir: Path
+    diagnostics: Sequence[Diagnostic], recorded: frozenset[tuple[str, str, str]], base_dir: str | os.PathLike[str]
 ) -> tuple[list[Diagnostic], list[Diagnostic]]:
     """(new findings, findings hidden because the baseline has them), both in the input order."""
     hidden_ids = {

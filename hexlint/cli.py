@@ -10,12 +10,11 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from hexlint import __version__, registry
 from hexlint.config import ARCHITECTURES, CONTEXT_MODES, Config, ConfigError, load_config
 from hexlint.core import Rule
-from hexlint.discover import DiscoveryError, is_binary, is_source
+from hexlint.discover import DiscoveryError, is_binary, is_source, spelled
 from hexlint.engine import (
     InputError,
     InternalError,
@@ -202,9 +201,9 @@ def settings_from(arguments: argparse.Namespace) -> RunSettings:
         raise UsageError("--jobs: must be 0 (one per core) or a positive number")
     if arguments.fix and arguments.diff:
         raise UsageError("--fix and --diff cannot be combined: --diff only shows what --fix would write")
-    if arguments.compile_commands and not Path(arguments.compile_commands).is_file():
+    if arguments.compile_commands and not os.path.isfile(arguments.compile_commands):
         raise UsageError(f"--compile-commands: {arguments.compile_commands}: no such file")
-    if arguments.project_root and not Path(arguments.project_root).is_dir():
+    if arguments.project_root and not os.path.isdir(arguments.project_root):
         raise UsageError(f"--project-root: {arguments.project_root}: not a directory")
     return RunSettings(
         select=select,
@@ -216,7 +215,7 @@ def settings_from(arguments: argparse.Namespace) -> RunSettings:
         jobs=arguments.jobs,
         fix=arguments.fix,
         diff=arguments.diff,
-        baseline=Path(arguments.baseline) if arguments.baseline else None,
+        baseline=arguments.baseline or None,
         context=arguments.context,
         project_root=arguments.project_root,
         binary_arguments=arguments,
@@ -250,7 +249,8 @@ def _write_output(report: str, arguments: argparse.Namespace, stdout: TextIO) ->
         return
     try:
         # surrogateescape: a file name that is not UTF-8 is written back as the bytes it is made of.
-        Path(arguments.output).write_text(report, encoding="utf-8", errors="surrogateescape")
+        with open(arguments.output, "w", encoding="utf-8", errors="surrogateescape") as handle:
+            handle.write(report)
     except OSError as error:
         raise UsageError(f"--output: {arguments.output}: {error.strerror or error}") from None
 
@@ -260,7 +260,8 @@ def _write_diff(diff: str, arguments: argparse.Namespace, stdout: TextIO) -> Non
 
     if arguments.output:
         try:
-            Path(arguments.output).write_bytes(encode_diff(diff))
+            with open(arguments.output, "wb") as handle:
+                handle.write(encode_diff(diff))
         except OSError as error:
             raise UsageError(f"--output: {arguments.output}: {error.strerror or error}") from None
         return
@@ -273,7 +274,7 @@ def _write_diff(diff: str, arguments: argparse.Namespace, stdout: TextIO) -> Non
         stdout.write(diff)
 
 
-def lints_file(target: Path, paths: Sequence[str]) -> bool:
+def lints_file(target: str, paths: Sequence[str]) -> bool:
     """Whether writing `target` could overwrite a file of the run: a named path, or a lintable file below a named
     directory (a report must never replace a source: only --fix writes sources)."""
     real_target = os.path.realpath(target)
@@ -282,20 +283,20 @@ def lints_file(target: Path, paths: Sequence[str]) -> bool:
         if real_target == real:
             return True
         below = real_target.startswith(real.rstrip(os.sep) + os.sep)
-        if below and Path(given).is_dir() and (is_source(target) or is_binary(target)):
+        if below and os.path.isdir(given) and (is_source(target) or is_binary(target)):
             return True
     return False
 
 
 def check_writable_target(option: str, target: str, paths: Sequence[str]) -> None:
     """--output / --write-baseline: refuse before linting what could only fail or destroy a linted file afterwards."""
-    path = Path(target)
+    path = spelled(target)
     if lints_file(path, paths):
         raise UsageError(f"{option}: {target}: is a file being linted; write the report elsewhere")
-    if path.is_dir():
+    if os.path.isdir(path):
         raise UsageError(f"{option}: {target}: is a directory")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
+    parent = os.path.dirname(path) or "."
+    if not os.path.isdir(parent):
         raise UsageError(f"{option}: {target}: directory {parent} does not exist")
 
 
@@ -310,7 +311,7 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
     if result.files_checked == 0:
         raise InputError(f"{', '.join(paths)}: no C/C++ sources or ELF files to lint")
     if arguments.write_baseline:
-        count = write_baseline(Path(arguments.write_baseline), result)
+        count = write_baseline(arguments.write_baseline, result)
         if not arguments.quiet:
             stderr.write(f"Wrote {count} finding{'s' if count != 1 else ''} to {arguments.write_baseline}.\n")
         return EXIT_CLEAN

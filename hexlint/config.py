@@ -12,17 +12,18 @@ import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from hexlint import registry
 from hexlint.core import Rule
-from hexlint.discover import compile_glob
+from hexlint.discover import compile_glob, spelled
 from hexlint.record import field, record
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from hexlint.discover import StrPath
 
 ARCHITECTURES = ("v73", "v75", "v79", "v81")
 # What the cross-file rules see besides the files of the run: the rest of the backend tree, or nothing.
@@ -48,7 +49,7 @@ class PerFileIgnore:
 class Config:
     """Settings after reading a file; every path is absolute or relative to the working directory."""
 
-    path: Path | None = None  # the file it came from, None for defaults
+    path: str | None = None  # the file it came from, None for defaults
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     per_file_ignores: tuple[PerFileIgnore, ...] = ()
@@ -65,12 +66,12 @@ class Config:
     rule_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
-    def root(self) -> Path:
+    def root(self) -> str:
         """The directory globs and relative paths in the file are relative to."""
-        return self.path.parent if self.path is not None else Path.cwd()
+        return os.path.dirname(self.path) if self.path is not None else os.getcwd()
 
 
-def _expect_list_of_strings(value: Any, key: str, source: Path) -> tuple[str, ...]:
+def _expect_list_of_strings(value: Any, key: str, source: str) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
@@ -78,7 +79,7 @@ def _expect_list_of_strings(value: Any, key: str, source: Path) -> tuple[str, ..
     return tuple(value)
 
 
-def _check_selectors(selectors: Sequence[str], key: str, source: Path) -> None:
+def _check_selectors(selectors: Sequence[str], key: str, source: str) -> None:
     for selector in selectors:
         if not registry.is_known_selector(selector):
             raise ConfigError(f"{source}: `{key}` names an unknown rule `{selector}`")
@@ -125,7 +126,7 @@ def validate_rule_options(rule: Rule, options: Mapping[str, Any], source: str) -
     return checked
 
 
-def _parse_rule_tables(value: Any, source: Path) -> dict[str, dict[str, Any]]:
+def _parse_rule_tables(value: Any, source: str) -> dict[str, dict[str, Any]]:
     if not isinstance(value, dict):
         raise ConfigError(f"{source}: `rules` must be a table of rule tables")
     parsed: dict[str, dict[str, Any]] = {}
@@ -139,7 +140,7 @@ def _parse_rule_tables(value: Any, source: Path) -> dict[str, dict[str, Any]]:
     return parsed
 
 
-def _parse_per_file_ignores(value: Any, source: Path) -> tuple[PerFileIgnore, ...]:
+def _parse_per_file_ignores(value: Any, source: str) -> tuple[PerFileIgnore, ...]:
     if not isinstance(value, dict):
         raise ConfigError(f"{source}: `per-file-ignores` must be a table of glob = [codes]")
     entries = []
@@ -150,11 +151,11 @@ def _parse_per_file_ignores(value: Any, source: Path) -> tuple[PerFileIgnore, ..
     return tuple(entries)
 
 
-def _relative_to(base: Path, value: str) -> str:
-    return str(base / value) if not Path(value).is_absolute() else value
+def _relative_to(base: str, value: str) -> str:
+    return spelled(os.path.join(base, value)) if not os.path.isabs(value) else value
 
 
-def config_from_table(table: Mapping[str, Any], source: Path) -> Config:
+def config_from_table(table: Mapping[str, Any], source: StrPath) -> Config:
     """Validate a [tool.hexlint] table (or a hexlint.toml document) read from `source`."""
     unknown = sorted(set(table) - _KNOWN_KEYS)
     if unknown:
@@ -174,8 +175,9 @@ def config_from_table(table: Mapping[str, Any], source: Path) -> Config:
     project_root = table.get("project-root")
     if project_root is not None and not isinstance(project_root, str):
         raise ConfigError(f"{source}: `project-root` must be a path")
-    base = source.parent
-    if project_root is not None and not Path(_relative_to(base, project_root)).is_dir():
+    source = spelled(source)
+    base = os.path.dirname(source)
+    if project_root is not None and not os.path.isdir(_relative_to(base, project_root)):
         raise ConfigError(f"{source}: `project-root` {project_root!r} is not a directory")
     return Config(
         path=source,
@@ -203,7 +205,7 @@ _MAY_HOLD_TOOL_HEXLINT = re.compile(
 )
 
 
-def _read_toml(path: Path, only_if_mentioned: bool = False) -> dict[str, Any] | None:
+def _read_toml(path: str, only_if_mentioned: bool = False) -> dict[str, Any] | None:
     """The parsed file; with `only_if_mentioned`, None without parsing when no `tool.hexlint` table can be in it: most
     pyproject.toml files on the way up configure other tools, ours included (it names `hexlint` as a project)."""
     try:
@@ -226,12 +228,12 @@ def _read_toml(path: Path, only_if_mentioned: bool = False) -> dict[str, Any] | 
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
 
 
-def _hexlint_table(path: Path, only_if_mentioned: bool = False) -> dict[str, Any] | None:
+def _hexlint_table(path: str, only_if_mentioned: bool = False) -> dict[str, Any] | None:
     """The hexlint settings a file holds, or None when a pyproject.toml has no [tool.hexlint]."""
     document = _read_toml(path, only_if_mentioned)
     if document is None:
         return None
-    if path.name == "pyproject.toml" or "tool" in document:
+    if os.path.basename(path) == "pyproject.toml" or "tool" in document:
         table = document.get("tool", {}).get("hexlint")
         if table is not None and not isinstance(table, dict):
             raise ConfigError(f"{path}: `tool.hexlint` must be a table")
@@ -239,9 +241,10 @@ def _hexlint_table(path: Path, only_if_mentioned: bool = False) -> dict[str, Any
     return document
 
 
-def load_config_file(path: Path) -> Config:
+def load_config_file(path: StrPath) -> Config:
     """An explicitly named configuration file (--config)."""
-    if not path.is_file():
+    path = spelled(path)
+    if not os.path.isfile(path):
         raise ConfigError(f"{path}: configuration file not found")
     table = _hexlint_table(path)
     if table is None:
@@ -249,36 +252,36 @@ def load_config_file(path: Path) -> Config:
     return config_from_table(table, path)
 
 
-def find_config_file(start: Path) -> Path | None:
+def find_config_file(start: StrPath) -> str | None:
     found = _find_config(start)
     return found[0] if found is not None else None
 
 
-def _find_config(start: Path) -> tuple[Path, dict[str, Any] | None] | None:
+def _find_config(start: StrPath) -> tuple[str, dict[str, Any] | None] | None:
     """The nearest configuration file and, for a pyproject.toml, the hexlint table it was chosen for (read once)."""
-    try:
-        directory = start.resolve()
-    except (OSError, RuntimeError):  # a symbolic link loop: discovery names it; here search from where it sits
-        directory = Path(os.path.abspath(start))
-    if not directory.is_dir():
-        directory = directory.parent
-    for candidate_dir in (directory, *directory.parents):
-        hexlint_toml = candidate_dir / "hexlint.toml"
-        if hexlint_toml.is_file():
+    directory = os.path.realpath(start)  # a symbolic link loop stays as spelled: discovery names it
+    if not os.path.isdir(directory):
+        directory = os.path.dirname(directory)
+    while True:
+        hexlint_toml = os.path.join(directory, "hexlint.toml")
+        if os.path.isfile(hexlint_toml):
             return hexlint_toml, None
-        pyproject = candidate_dir / "pyproject.toml"
-        if pyproject.is_file():
+        pyproject = os.path.join(directory, "pyproject.toml")
+        if os.path.isfile(pyproject):
             table = _hexlint_table(pyproject, only_if_mentioned=True)
             if table is not None:
                 return pyproject, table
-    return None
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
 
 
-def load_config(explicit: str | Path | None, start: str | Path | None) -> Config:
+def load_config(explicit: StrPath | None, start: StrPath | None) -> Config:
     """The configuration to use: --config if given, else the nearest file above `start` (or cwd), else defaults."""
     if explicit is not None:
-        return load_config_file(Path(explicit))
-    found = _find_config(Path(start) if start is not None else Path.cwd())
+        return load_config_file(explicit)
+    found = _find_config(start if start is not None else os.getcwd())
     if found is None:
         return Config()
     path, table = found
@@ -290,17 +293,18 @@ def rule_options(rule: Rule, config: Config) -> dict[str, Any]:
     return {**rule.options, **config.rule_options.get(rule.code, {})}
 
 
-def path_matches_glob(path: str | Path, glob: str, root: Path) -> bool:
+def path_matches_glob(path: StrPath, glob: str, root: StrPath) -> bool:
     """Whether `path` matches a config glob; the path is taken relative to `root` when it lies below it."""
-    absolute = Path(path).resolve()
-    try:
-        relative = absolute.relative_to(root.resolve()).as_posix()
-    except ValueError:
-        relative = absolute.as_posix().lstrip("/")
+    absolute = os.path.realpath(path)
+    root = os.path.realpath(root)
+    if absolute.startswith(root.rstrip(os.sep) + os.sep):
+        relative = absolute[len(root.rstrip(os.sep)) + 1 :]
+    else:
+        relative = absolute.lstrip(os.sep)
     return bool(compile_glob(glob).match(relative))
 
 
-def ignored_codes_for(path: str | Path, config: Config) -> tuple[str, ...]:
+def ignored_codes_for(path: StrPath, config: Config) -> tuple[str, ...]:
     """Selectors that per-file-ignores turn off for `path`."""
     codes: list[str] = []
     for entry in config.per_file_ignores:

@@ -16,9 +16,16 @@ import functools
 import os
 import re
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 
 from hexlint.record import record
+
+# typing.TYPE_CHECKING without importing typing at start-up; paths are strings here (pathlib's import costs a
+# pre-commit run ~2.5 ms), and every function also takes a pathlib.Path.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from os import PathLike
+
+    StrPath = str | PathLike[str]
 
 SOURCE_SUFFIXES = (".c", ".h", ".cpp", ".hpp", ".cc", ".cxx", ".hh", ".hxx")
 TRANSLATION_UNIT_SUFFIXES = (".c", ".cpp", ".cc", ".cxx")
@@ -34,28 +41,44 @@ class IgnorePattern:
     regex: re.Pattern[str] | SimpleGlob
     negated: bool
     directory_only: bool
-    base: Path  # the directory of the .gitignore that holds the pattern
+    base: str  # the directory of the .gitignore that holds the pattern
 
 
 @record
 class Discovered:
     """What to lint, in a stable order."""
 
-    sources: tuple[Path, ...] = ()
-    binaries: tuple[Path, ...] = ()
+    sources: tuple[str, ...] = ()
+    binaries: tuple[str, ...] = ()
 
 
-def is_source(path: Path) -> bool:
-    return path.suffix.lower() in SOURCE_SUFFIXES
+def _suffix(path: StrPath) -> str:
+    """pathlib's suffix: a name's last dotted part, none for a name that starts with its only dot."""
+    name = os.path.basename(os.fspath(path))
+    dot = name.rfind(".")
+    return name[dot:].lower() if 0 < dot < len(name) - 1 else ""
 
 
-def is_translation_unit(path: Path) -> bool:
-    return path.suffix.lower() in TRANSLATION_UNIT_SUFFIXES
+def is_source(path: StrPath) -> bool:
+    return _suffix(path) in SOURCE_SUFFIXES
 
 
-def is_binary(path: Path) -> bool:
+def is_translation_unit(path: StrPath) -> bool:
+    return _suffix(path) in TRANSLATION_UNIT_SUFFIXES
+
+
+def is_binary(path: StrPath) -> bool:
     # Versioned shared objects (libfoo.so.1) count as binaries too.
-    return path.suffix.lower() in BINARY_SUFFIXES or ".so." in path.name
+    return _suffix(path) in BINARY_SUFFIXES or ".so." in os.path.basename(os.fspath(path))
+
+
+def spelled(path: StrPath) -> str:
+    """The path as pathlib spells it (`./a//b/` is `a/b`): how files are named when a walk yields them."""
+    text = os.fspath(path)
+    parts = [part for part in text.split(os.sep) if part and part != "."]
+    if text.startswith(os.sep):
+        return os.sep + os.sep.join(parts)
+    return os.sep.join(parts) or "."
 
 
 def glob_to_regex(glob: str) -> str:
@@ -149,8 +172,9 @@ def _glob_regex(glob: str) -> re.Pattern[str]:
     return re.compile(f"^{body}(?:/.*)?$" if anchored else f"^(?:.*/)?{body}(?:/.*)?$")
 
 
-def parse_gitignore(text: str, base: Path) -> list[IgnorePattern]:
+def parse_gitignore(text: str, base: StrPath) -> list[IgnorePattern]:
     """The patterns of one .gitignore file whose directory is `base`."""
+    base = spelled(base)
     patterns: list[IgnorePattern] = []
     for raw_line in text.splitlines():
         line = raw_line.rstrip()
@@ -169,9 +193,9 @@ def parse_gitignore(text: str, base: Path) -> list[IgnorePattern]:
     return patterns
 
 
-def _relative_posix(path_text: str, base: Path) -> str | None:
-    """`path.relative_to(base).as_posix()` on the strings (both are normalized Paths): pathlib's was most of a walk."""
-    base_text = str(base)
+def _relative_posix(path_text: str, base: StrPath) -> str | None:
+    """`path.relative_to(base).as_posix()` on strings spelled as pathlib does: pathlib's own was most of a walk."""
+    base_text = os.fspath(base)
     if path_text == base_text:
         return "."
     if base_text == ".":  # the working directory, spelled relatively: every relative path is below it
@@ -194,40 +218,51 @@ def _matches(pattern: IgnorePattern, path_text: str, is_dir: bool) -> bool:
     return bool(pattern.regex.match(relative))
 
 
-def is_ignored(path: Path, is_dir: bool, patterns: Sequence[IgnorePattern]) -> bool:
+def is_ignored(path: StrPath, is_dir: bool, patterns: Sequence[IgnorePattern]) -> bool:
     """The last matching pattern decides, as in git."""
     ignored = False
-    path_text = str(path)
+    path_text = spelled(path)
     for pattern in patterns:
         if _matches(pattern, path_text, is_dir):
             ignored = not pattern.negated
     return ignored
 
 
-def _read_patterns(gitignore: Path) -> list[IgnorePattern]:
+def _read_patterns(gitignore: str) -> list[IgnorePattern]:
     try:
-        text = gitignore.read_text(encoding="utf-8", errors="replace")
+        with open(gitignore, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
     except OSError:
         return []
-    return parse_gitignore(text, gitignore.parent)
+    return parse_gitignore(text, os.path.dirname(gitignore))
 
 
-def find_repository_root(start: Path) -> Path | None:
-    for directory in (start, *start.parents):
-        if (directory / ".git").exists():
+def _self_and_parents(directory: str) -> list[str]:
+    """`[directory, *Path(directory).parents]` for an absolute, spelled directory."""
+    chain = [directory]
+    while (parent := os.path.dirname(chain[-1])) != chain[-1]:
+        chain.append(parent)
+    return chain
+
+
+def find_repository_root(start: StrPath) -> str | None:
+    for directory in _self_and_parents(spelled(os.path.abspath(start))):
+        if os.path.exists(os.path.join(directory, ".git")):
             return directory
     return None
 
 
-def inherited_patterns(directory: Path) -> list[IgnorePattern]:
+def inherited_patterns(directory: StrPath) -> list[IgnorePattern]:
     """Patterns from .git/info/exclude and the .gitignore files above `directory` up to the repository root."""
+    directory = spelled(os.path.abspath(directory))
     root = find_repository_root(directory)
     if root is None:
         return []
-    patterns = _read_patterns(root / ".git" / "info" / "exclude") if (root / ".git").is_dir() else []
-    chain = [directory, *directory.parents]
+    git = os.path.join(root, ".git")
+    patterns = _read_patterns(os.path.join(git, "info", "exclude")) if os.path.isdir(git) else []
+    chain = _self_and_parents(directory)
     for parent in reversed(chain[1 : chain.index(root) + 1] if root in chain else []):
-        patterns.extend(_read_patterns(parent / ".gitignore"))
+        patterns.extend(_read_patterns(os.path.join(parent, ".gitignore")))
     return patterns
 
 
@@ -243,16 +278,16 @@ def _is_regular_file(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def walk_directory(root: Path) -> Iterator[Path]:
+def walk_directory(root: StrPath) -> Iterator[str]:
     """Every lintable file below `root`, sorted, skipping hidden and gitignored directories and files.
 
     Ignore patterns are matched on absolute paths; the files are yielded in the form the user spelled `root`.
     """
-    absolute_root = root.resolve()
+    absolute_root = os.path.realpath(root)
     base_patterns = inherited_patterns(absolute_root)
 
-    def walk(directory: Path, shown: Path, patterns: list[IgnorePattern]) -> Iterator[Path]:
-        local = patterns + _read_patterns(directory / ".gitignore")
+    def walk(directory: str, shown: str, patterns: list[IgnorePattern]) -> Iterator[str]:
+        local = patterns + _read_patterns(os.path.join(directory, ".gitignore"))
         try:
             entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
         except OSError as error:
@@ -261,25 +296,26 @@ def walk_directory(root: Path) -> Iterator[Path]:
         for entry in entries:
             if _is_hidden(entry.name):
                 continue
-            path = directory / entry.name
+            path = os.path.join(directory, entry.name)
             is_dir = entry.is_dir(follow_symlinks=False)
             if is_ignored(path, is_dir, local):
                 continue
+            shown_path = os.path.join(shown, entry.name) if shown != "." else entry.name
             if is_dir:
-                yield from walk(path, shown / entry.name, local)
-            elif _is_regular_file(entry) and (is_source(path) or is_binary(path)):
-                yield shown / entry.name
+                yield from walk(path, shown_path, local)
+            elif _is_regular_file(entry) and (is_source(entry.name) or is_binary(entry.name)):
+                yield shown_path
 
-    yield from walk(absolute_root, root, base_patterns)
+    yield from walk(absolute_root, spelled(root), base_patterns)
 
 
 EM_HEXAGON = 164
 
 
-def is_hexagon_elf(path: Path) -> bool:
+def is_hexagon_elf(path: StrPath) -> bool:
     """A directory walk audits only Hexagon objects: build trees also hold host .so files that are not ours to audit."""
     try:
-        with path.open("rb") as stream:
+        with open(path, "rb") as stream:
             header = stream.read(20)
     except OSError:
         return False
@@ -289,31 +325,31 @@ def is_hexagon_elf(path: Path) -> bool:
     return int.from_bytes(header[18:20], byte_order) == EM_HEXAGON
 
 
-def _looks_like_elf(path: Path) -> bool:
+def _looks_like_elf(path: str) -> bool:
     try:
-        with path.open("rb") as stream:
+        with open(path, "rb") as stream:
             return stream.read(4) == b"\x7fELF"
     except OSError:
         return False
 
 
-def discover(paths: Sequence[str | Path]) -> Discovered:
+def discover(paths: Sequence[StrPath]) -> Discovered:
     """Files to lint for the given PATHS; raises DiscoveryError naming a path that does not exist or is no file."""
-    sources: dict[Path, None] = {}
-    binaries: dict[Path, None] = {}
+    sources: dict[str, None] = {}
+    binaries: dict[str, None] = {}
     for given in paths:
-        path = Path(given)
-        if not path.exists():
-            if path.is_symlink():
+        path = spelled(given)
+        if not os.path.exists(path):
+            if os.path.islink(path):
                 raise DiscoveryError(f"{given}: symbolic link to a missing file, or a symbolic link loop")
             raise DiscoveryError(f"{given}: no such file or directory")
-        if path.is_dir():
+        if os.path.isdir(path):
             for file in walk_directory(path):
                 if not is_binary(file):
                     sources[file] = None
                 elif is_hexagon_elf(file):
                     binaries[file] = None
-        elif not path.is_file():
+        elif not os.path.isfile(path):
             # FIFOs, sockets and devices would block or never end; refuse them by name.
             raise DiscoveryError(f"{given}: not a regular file")
         elif is_binary(path) or _looks_like_elf(path):

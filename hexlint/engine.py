@@ -14,12 +14,11 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
 
 from hexlint import registry
 from hexlint.config import Config, ignored_codes_for, path_matches_glob, rule_options
 from hexlint.core import Diagnostic, Fix, Related, Rule, Source, Span
-from hexlint.discover import DiscoveryError, discover, find_repository_root, is_translation_unit
+from hexlint.discover import DiscoveryError, discover, find_repository_root, is_translation_unit, spelled
 from hexlint.record import field, record, replace
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
@@ -59,7 +58,7 @@ class RunSettings:
     jobs: int = 0  # 0: one thread per core
     fix: bool = False
     diff: bool = False
-    baseline: Path | None = None
+    baseline: str | None = None
     context: str | None = None  # tree | files; replaces the config's `context`
     project_root: str | None = None  # replaces the config's `project-root`
     binary_arguments: argparse.Namespace | None = None  # the parsed CLI, for the binary audit's own options
@@ -198,7 +197,7 @@ def _placement(path: str) -> str:
     """Where a file sits, independent of the working directory: its real path, relative to its repository when it
     has one (so `cd htp && hexlint .` still sees kernel code, and an `htp` directory above the checkout does not)."""
     real = path_key(path)
-    root = find_repository_root(Path(real).parent)
+    root = find_repository_root(os.path.dirname(real))
     return os.path.relpath(real, root) if root is not None else real
 
 
@@ -343,27 +342,28 @@ def context_mode(config: Config, settings: RunSettings) -> str:
     return settings.context or config.context or DEFAULT_CONTEXT
 
 
-def _holds_kernel_dir(directory: Path) -> bool:
+def _holds_kernel_dir(directory: str) -> bool:
     from hexlint.c.parse import KERNEL_DIR_NAMES
 
-    return any((directory / name).is_dir() for name in KERNEL_DIR_NAMES)
+    return any(os.path.isdir(os.path.join(directory, name)) for name in KERNEL_DIR_NAMES)
 
 
-def tree_root_for(path: str) -> Path | None:
+def tree_root_for(path: str) -> str | None:
     """The backend tree a file belongs to: the nearest directory above it that holds an `htp/` directory, looked
     for up to the repository root (a checkout's `.git`), so an unrelated tree elsewhere is never picked up."""
-    start = Path(path).resolve().parent
-    for directory in (start, *start.parents):
+    directory = os.path.dirname(os.path.realpath(path))
+    while True:
         if _holds_kernel_dir(directory):
             return directory
-        if (directory / ".git").exists():
+        parent = os.path.dirname(directory)
+        if os.path.exists(os.path.join(directory, ".git")) or parent == directory:
             return None
-    return None
+        directory = parent
 
 
-def _tree_roots(sources: Sequence[str]) -> list[Path]:
+def _tree_roots(sources: Sequence[str]) -> list[str]:
     """The distinct tree roots of the run's files, asking the file system once per directory."""
-    by_directory: dict[str, Path | None] = {}
+    by_directory: dict[str, str | None] = {}
     for path in sources:
         directory = os.path.dirname(os.path.abspath(path))
         if directory not in by_directory:
@@ -371,12 +371,12 @@ def _tree_roots(sources: Sequence[str]) -> list[Path]:
     return list(dict.fromkeys(root for root in by_directory.values() if root is not None))
 
 
-def context_roots(sources: Sequence[str], config: Config, settings: RunSettings) -> list[Path]:
+def context_roots(sources: Sequence[str], config: Config, settings: RunSettings) -> list[str]:
     explicit = settings.project_root or config.project_root
     if explicit:
-        if not Path(explicit).is_dir():
+        if not os.path.isdir(explicit):
             raise InputError(f"--project-root: {explicit}: not a directory")
-        return [Path(explicit)]
+        return [spelled(explicit)]
     return _tree_roots(sources)
 
 
@@ -418,8 +418,8 @@ def run_source_rules(
     from hexlint.c.index import Project, build_project, project_headers_included
 
     parse_settings = _parse_settings(config, settings)
-    run_tus = [path for path in sources if is_translation_unit(Path(path))]
-    context_tus = [path for path in context if is_translation_unit(Path(path))]
+    run_tus = [path for path in sources if is_translation_unit(path)]
+    context_tus = [path for path in context if is_translation_unit(path)]
     in_context = frozenset(path_key(path) for path in context_tus)
     # One pool for both, so the context parses in parallel with the run's own files.
     parsed = _parse_all([*run_tus, *context_tus], config, settings, parse_settings, optional=in_context)
@@ -427,7 +427,7 @@ def run_source_rules(
     context_units = [unit for unit in parsed if path_key(unit.path) in in_context]
     project_files = [*sources, *context]
     included = {header for unit in parsed for header in project_headers_included(unit, sources)}
-    lone_headers = [path for path in sources if not is_translation_unit(Path(path)) and path_key(path) not in included]
+    lone_headers = [path for path in sources if not is_translation_unit(path) and path_key(path) not in included]
     units += _parse_all(lone_headers, config, settings, parse_settings)
     in_run = {path_key(path) for path in sources}
     found = [diagnostic for unit in units for diagnostic in unit.diagnostics]
@@ -595,7 +595,7 @@ def one_per_place(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     return list(kept.values())
 
 
-def _excluded(path: Path, config: Config) -> bool:
+def _excluded(path: str, config: Config) -> bool:
     return any(path_matches_glob(path, glob, config.root) for glob in config.exclude)
 
 
@@ -604,7 +604,7 @@ def collect_files(paths: Sequence[str], config: Config) -> tuple[list[str], list
     found = discover(paths)
     named = {path_key(str(path)) for path in paths if config.exclude and os.path.isfile(path)}
 
-    def keep(path: Path) -> bool:
+    def keep(path: str) -> bool:
         return not config.exclude or path_key(str(path)) in named or not _excluded(path, config)
 
     # dict.fromkeys: `a.c` and `dir/../a.c` are one file.
@@ -667,7 +667,7 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
         from hexlint import baseline as baseline_module
 
         recorded = baseline_module.load_baseline(settings.baseline)
-        reported, baselined = baseline_module.filter_baseline(reported, recorded, settings.baseline.parent)
+        reported, baselined = baseline_module.filter_baseline(reported, recorded, os.path.dirname(settings.baseline))
     outcome = _Pass(
         diagnostics=reported,
         suppressed=suppressed,
@@ -757,7 +757,7 @@ def _lint(paths: Sequence[str], config: Config, settings: RunSettings) -> LintRe
             break
         for real_path, (_, new, count) in changes.items():
             try:
-                write_atomic(Path(real_path), new)
+                write_atomic(real_path, new)
             except OSError as error:
                 raise InputError(f"{display_path(real_path)}: cannot write fix: {error.strerror or error}") from None
             fixed += count
@@ -786,7 +786,7 @@ def _result(
     )
 
 
-def write_baseline(path: Path, result: LintResult) -> int:
+def write_baseline(path: str, result: LintResult) -> int:
     """Record the run's findings (including the ones an older baseline hid) in a baseline file."""
     from hexlint import baseline as baseline_module
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import functools
+import os
 import re
 import sys
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 
 from hexlint.checks import CHECKS
 from hexlint.core import Diagnostic, Rule, RuleDoc, Severity, Span
@@ -49,10 +49,11 @@ def _toml(text: str) -> dict[str, Any]:
     return tomllib.loads(text)
 
 
-def rule_documents_dir() -> Path:
+def rule_documents_dir() -> str:
     """rules/ ships inside the wheel as hexlint/_rules; a source checkout has it at the top level."""
-    packaged = Path(__file__).parent / "_rules"
-    return packaged if packaged.is_dir() else Path(__file__).parent.parent / "rules"
+    package = os.path.dirname(os.path.abspath(__file__))
+    packaged = os.path.join(package, "_rules")
+    return packaged if os.path.isdir(packaged) else os.path.join(os.path.dirname(package), "rules")
 
 
 class RegistryError(Exception):
@@ -220,8 +221,9 @@ def _identity_and_tables(head: str) -> tuple[dict[str, Any], Mapping[str, Any]] 
     return identity, LazyOptions(head[first_table.start() :]) if first_table else {}
 
 
-def load_rule(path: Path) -> Rule:
-    head, docs_text = split_document(path.read_text(encoding="utf-8"))
+def load_rule(path: str | os.PathLike[str]) -> Rule:
+    with open(path, encoding="utf-8") as handle:
+        head, docs_text = split_document(handle.read())
     parts = _identity_and_tables(head)
     if parts is None:  # e.g. a multi-line summary: read the head whole
         try:
@@ -251,23 +253,25 @@ class RuleKey:
 
     code: str
     name: str
-    path: Path
+    path: str
 
 
 @functools.cache
 def rule_keys() -> tuple[RuleKey, ...]:
     """Every rule's key, sorted by code. A run reads the documents of the rules it selects, not all of them."""
+    directory = rule_documents_dir()
     keys = []
-    for path in rule_documents_dir().glob("HX*.toml"):
-        code, _, name = path.stem.partition("-")
-        keys.append(RuleKey(code, name, path))
+    for file_name in os.listdir(directory):
+        if file_name.startswith("HX") and file_name.endswith(".toml"):
+            code, _, name = file_name.removesuffix(".toml").partition("-")
+            keys.append(RuleKey(code, name, os.path.join(directory, file_name)))
     return tuple(sorted(keys, key=lambda key: key.code))
 
 
 @functools.cache
-def rule_at(path: Path) -> Rule:
+def rule_at(path: str | os.PathLike[str]) -> Rule:
     rule = load_rule(path)
-    if path.stem != f"{rule.code}-{rule.name}":
+    if os.path.basename(path) != f"{rule.code}-{rule.name}.toml":
         # Selectors are matched on file names: a document must be named after the rule it defines.
         raise RegistryError(f"{path}: a rule document must be named {rule.code}-{rule.name}.toml")
     return rule

@@ -30,7 +30,7 @@ def test_nearest_pyproject_with_a_hexlint_table_wins(tmp_path: Path) -> None:
     write(tmp_path / "sub" / "pyproject.toml", '[project]\nname = "x"\n')  # no [tool.hexlint]: passed over
     deep = tmp_path / "sub" / "deeper"
     deep.mkdir()
-    assert find_config_file(deep) == tmp_path / "pyproject.toml"
+    assert find_config_file(deep) == str(tmp_path / "pyproject.toml")
     assert load_config(None, deep).select == ("HX1",)
 
 
@@ -38,7 +38,7 @@ def test_hexlint_toml_wins_over_pyproject_in_the_same_directory(tmp_path: Path) 
     write(tmp_path / "pyproject.toml", '[tool.hexlint]\nselect = ["HX1"]\n')
     write(tmp_path / "hexlint.toml", 'select = ["HX0"]\narch = "v79"\n')
     config = load_config(None, tmp_path / "file.c")
-    assert config.path == tmp_path / "hexlint.toml"
+    assert config.path == str(tmp_path / "hexlint.toml")
     assert (config.select, config.arch) == (("HX0",), "v79")
 
 

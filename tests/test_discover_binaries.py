@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -30,7 +31,7 @@ def test_walk_skips_host_libraries_but_keeps_hexagon_ones(tmp_path: Path) -> Non
     shutil.copy(CORE_LIBRARY, tmp_path / "libhtp.so")
     shutil.copy(host_elf(), tmp_path / "libhost.so")
     found = discover([tmp_path])
-    assert [path.name for path in found.binaries] == ["libhtp.so"]
+    assert [os.path.basename(path) for path in found.binaries] == ["libhtp.so"]
 
 
 def test_foreign_elf_named_explicitly_is_a_one_line_error(tmp_path: Path) -> None:

@@ -340,8 +340,8 @@ def test_tree_root_search_stops_at_the_repository_root(tmp_path: Path) -> None:
     (tmp_path / "repo" / ".git").mkdir(parents=True)
     (tmp_path / "repo" / "src").mkdir()
     assert engine.tree_root_for(str(tmp_path / "repo" / "src" / "a.cpp")) is None
-    assert engine.tree_root_for(str(tmp_path / "htp" / "k.c")) == tmp_path.resolve()
-    assert engine.tree_root_for(str(tmp_path / "x.cpp")) == tmp_path.resolve()
+    assert engine.tree_root_for(str(tmp_path / "htp" / "k.c")) == str(tmp_path.resolve())
+    assert engine.tree_root_for(str(tmp_path / "x.cpp")) == str(tmp_path.resolve())
 
 
 def test_cli_context_options(kparams_tree: Path, hexlint_cli) -> None:

@@ -36,7 +36,7 @@ HORIZONTAL_WHITESPACE = re.compile(rb"[ \t\f\v]")
 
 
 def rule_options(code: str) -> dict:
-    (document,) = rule_documents_dir().glob(f"{code}-*.toml")
+    (document,) = Path(rule_documents_dir()).glob(f"{code}-*.toml")
     return dict(load_rule(document).options)
 
 
@@ -199,7 +199,7 @@ def test_every_fixture_with_a_finding_is_a_named_edge_case() -> None:
 
 @pytest.mark.parametrize("code", sorted(CHECKS))
 def test_rule_docs_example_fires_only_this_rule_and_use_instead_is_clean(code: str) -> None:
-    (document,) = rule_documents_dir().glob(f"{code}-*.toml")
+    (document,) = Path(rule_documents_dir()).glob(f"{code}-*.toml")
     rule = load_rule(document)
     assert rule.kind == "text"
     fired = {d.code for d in lint("htp/example.c", rule.doc.example.encode(), set(CHECKS))}

@@ -61,7 +61,7 @@ def test_selectors_resolve_from_file_names_that_must_name_the_rule(tmp_path: Pat
     keys = {key.code: key.name for key in registry.rule_keys()}
     assert keys == {rule.code: rule.name for rule in registry.all_rules()}
     assert registry.is_known_selector("macro-backslash-misaligned") and not registry.is_known_selector("HX9")
-    (document,) = registry.rule_documents_dir().glob("HX110-*.toml")
+    (document,) = Path(registry.rule_documents_dir()).glob("HX110-*.toml")
     misnamed = tmp_path / "HX110-old-name.toml"
     misnamed.write_bytes(document.read_bytes())
     with pytest.raises(registry.RegistryError, match=r"must be named HX110-macro-backslash-misaligned\.toml"):

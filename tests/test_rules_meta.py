@@ -38,12 +38,12 @@ EXPECT = re.compile(r"expect:\s*(HX\d{3}(?:\s*,\s*HX\d{3})*)")
 
 
 def document(rule: Rule) -> dict:
-    (path,) = rule_documents_dir().glob(f"{rule.code}-*.toml")
+    (path,) = Path(rule_documents_dir()).glob(f"{rule.code}-*.toml")
     return tomllib.loads(path.read_text(encoding="utf-8"))
 
 
 def test_rule_documents_are_named_and_unique() -> None:
-    paths = sorted(rule_documents_dir().glob("HX*.toml"))
+    paths = sorted(Path(rule_documents_dir()).glob("HX*.toml"))
     assert [path.name for path in paths] == [f"{rule.code}-{rule.name}.toml" for rule in RULES]
     assert len({rule.name for rule in RULES}) == len(RULES)
     for rule in RULES:
