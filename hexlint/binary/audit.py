@@ -33,11 +33,27 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import islice
+from itertools import accumulate, islice
 from operator import attrgetter, lt
 from typing import TYPE_CHECKING, Any
 
 from hexlint.hexagon.cfg import BasicBlock, FunctionCfg, build_cfg, frozen_instance
+from hexlint.hexagon.decode import (
+    WORD_BRANCH,
+    WORD_CALL,
+    WORD_DOUBLE,
+    WORD_ENDLOOP_BITS,
+    WORD_HVX,
+    WORD_LOOP_SETUP,
+    WORD_MEMORY,
+    WORD_STACK_COPY,
+    WORD_STACK_MEMORY,
+    WORD_WRITES,
+    CodeScan,
+    DecodeCache,
+    PacketRange,
+    scan_code,
+)
 
 if TYPE_CHECKING:  # hexlint.elf imports pyelftools: only a run that audits a binary pays for that import
     from hexlint.elf import ElfImage, FrameObject, FunctionSymbol, SourceLocation
@@ -290,14 +306,15 @@ def audit_image(
     image: ElfImage,
     settings: AuditSettings | None = None,
     function_filter: Callable[[str], bool] | None = None,
-    decode: Callable[..., list[Packet]] | None = None,
+    cache: DecodeCache | None = None,
 ) -> LibraryAudit:
-    """Decode every code section once and audit each function (those `function_filter` accepts)."""
+    """Scan every code section once and audit each function (those `function_filter` accepts). `cache`: the decoder's
+    cache (hexlint.hexagon.decode.DecodeCache; None: the process-wide one, so the libraries of one run share it)."""
     # Hundreds of thousands of small immutable objects: the cyclic GC would rescan them again and again for nothing.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _audit_image(image, settings or AuditSettings(), function_filter, decode)
+        return _audit_image(image, settings or AuditSettings(), function_filter, cache)
     finally:
         if was_enabled:
             gc.freeze()  # the audit's objects hold no cycles: keep later collections from rescanning all of them
@@ -308,28 +325,43 @@ def _audit_image(
     image: ElfImage,
     settings: AuditSettings,
     function_filter: Callable[[str], bool] | None,
-    decode: Callable[..., list[Packet]] | None,
+    cache: DecodeCache | None,
 ) -> LibraryAudit:
     cpu = image.cpu or 0x73
     symbols = [s for s in _unique_functions(image.functions) if function_filter is None or function_filter(s.name)]
     functions = []
     if function_filter is not None:
-        if decode is None:
-            from hexlint.hexagon.decode import decode_packets as decode
-        # A few functions asked for (--func, --disasm): decode only their bytes; functions start on packet boundaries.
+        # A few functions asked for (--func, --disasm): scan only their bytes; functions start on packet boundaries.
         for symbol in symbols:
             section = image.section_at(symbol.address)
             if section is None:
                 continue
             offset = symbol.address - section.address
-            code = section.data[offset : offset + symbol.size]
-            functions.append(audit_function(symbol, decode(code, symbol.address, cpu), image, settings))
+            scan = scan_code(section.data[offset : offset + symbol.size], symbol.address, cpu, cache)
+            functions.append(_audit_function(symbol, scan.range(0, len(scan)), image, settings))
     else:
-        packets, addresses = _decode_code_sections(image, cpu, decode)
-        for symbol in symbols:
-            low = bisect_left(addresses, symbol.address)
-            high = bisect_left(addresses, symbol.end)
-            functions.append(audit_function(symbol, packets[low:high], image, settings))
+        section_scans = [scan_code(section.data, section.address, cpu, cache) for section in image.code_sections]
+        scans = sorted(section_scans, key=_SCAN_ADDRESS)
+        addresses = [address for scan in scans for address in scan.packet_addresses[:-1]]
+        if not all(map(lt, addresses, islice(addresses, 1, None))):  # overlapping sections: every packet, by address
+            all_packets = sorted(
+                (scan.packet(index) for scan in section_scans for index in range(len(scan))), key=_SCAN_ADDRESS
+            )
+            addresses = [packet.address for packet in all_packets]
+            for symbol in symbols:
+                low, high = bisect_left(addresses, symbol.address), bisect_left(addresses, symbol.end)
+                functions.append(audit_function(symbol, all_packets[low:high], image, settings))
+        else:
+            # packet index where each scan starts in `addresses`
+            offsets = list(accumulate((len(scan) for scan in scans), initial=0))
+            for symbol in symbols:
+                low, high = bisect_left(addresses, symbol.address), bisect_left(addresses, symbol.end)
+                number = max(bisect_right(offsets, low) - 1, 0)
+                if number < len(scans) and high <= offsets[number + 1]:
+                    packets: Sequence[Packet] = scans[number].range(low - offsets[number], high - offsets[number])
+                else:  # a function that runs past its section's end: its packets come from several scans
+                    packets = [_packet_at(scans, offsets, index) for index in range(low, high)]
+                functions.append(_audit_function(symbol, packets, image, settings))
     from hexlint.elf import DebugInfo
 
     debug = DebugInfo(image)
@@ -377,20 +409,12 @@ def _in_frame_object(access: StackAccess, objects: tuple[FrameObject, ...]) -> S
     return access if owner is None else replace(access, buffer_reason=f"stack variable `{owner.name}` (DWARF)")
 
 
-def _decode_code_sections(
-    image: ElfImage, cpu: int, decode: Callable[..., list[Packet]] | None
-) -> tuple[list[Packet], list[int]]:
-    """Every packet of every code section by address, and their addresses: one decode of each byte for all functions."""
-    if decode is None:
-        from hexlint.hexagon.decode import decode_packets as decode
-    packets: list[Packet] = []
-    for section in image.code_sections:
-        packets.extend(decode(section.data, section.address, cpu))
-    addresses = [packet.address for packet in packets]
-    if not all(map(lt, addresses, islice(addresses, 1, None))):  # sections out of order or overlapping
-        packets.sort(key=attrgetter("address"))
-        addresses = [packet.address for packet in packets]
-    return packets, addresses
+_SCAN_ADDRESS = attrgetter("address")
+
+
+def _packet_at(scans: list[CodeScan], offsets: list[int], index: int) -> Packet:
+    number = bisect_right(offsets, index) - 1
+    return scans[number].packet(index - offsets[number])
 
 
 def _unique_functions(functions: Iterable[FunctionSymbol]) -> list[FunctionSymbol]:
@@ -439,7 +463,15 @@ class _InstructionFacts:
     first_hvx: int | None
 
 
-def _instruction_facts(packets: tuple[Packet, ...], start: int, end: int, is_helper: bool) -> _InstructionFacts:
+# A packet the instruction pass must open holds one of these (WORD_ENDLOOP_BITS: an :endloop marker), else it only
+# counts its HVX words: a branch, a loop set-up, an SP/FP-based access, an SP/FP copy (a seed), a double operation.
+_FACT_WORDS = WORD_BRANCH | WORD_LOOP_SETUP | WORD_ENDLOOP_BITS | WORD_STACK_MEMORY | WORD_STACK_COPY
+# A packet without these neither changes the SP/FP-derived registers nor accesses memory through one.
+_DATA_FLOW_WORDS = WORD_WRITES | WORD_MEMORY | WORD_CALL
+
+
+def _instruction_facts(packets: Sequence[Packet], start: int, end: int, is_helper: bool) -> _InstructionFacts:
+    """One pass over the instructions; of a PacketRange, only over the packets whose word flags say they matter."""
     control: list[int] = []
     seeds: list[int] = []
     direct: list[tuple[int, Instruction]] = []
@@ -447,11 +479,22 @@ def _instruction_facts(packets: tuple[Packet, ...], start: int, end: int, is_hel
     doubles: list[tuple[int, Instruction]] = []
     hvx = 0
     first_hvx = None
-    for index, packet in enumerate(packets):
+    indexes: Iterable[int]
+    if isinstance(packets, PacketRange):
+        hvx_words = packets.words_with(WORD_HVX)
+        hvx = len(hvx_words)
+        first_hvx = hvx_words[0] if hvx_words else None
+        indexes = packets.packets_with(_FACT_WORDS if is_helper else _FACT_WORDS | WORD_DOUBLE)
+        count_hvx = False
+    else:
+        indexes = range(len(packets))
+        count_hvx = True
+    for index in indexes:
+        packet = packets[index]
         is_control = bool(packet.endloop)
         is_seed = False
         for instruction in packet.instructions:
-            if instruction.is_hvx:
+            if count_hvx and instruction.is_hvx:
                 hvx += 1
                 if first_hvx is None:
                     first_hvx = instruction.address
@@ -490,7 +533,13 @@ def audit_function(
     symbol: FunctionSymbol, packets: Sequence[Packet], image: ElfImage | None, settings: AuditSettings
 ) -> FunctionAudit:
     """The facts of one function: one pass over its instructions, its CFG, then only the instructions that matter."""
-    packets = tuple(packets)
+    return _audit_function(symbol, tuple(packets), image, settings)
+
+
+def _audit_function(
+    symbol: FunctionSymbol, packets: Sequence[Packet], image: ElfImage | None, settings: AuditSettings
+) -> FunctionAudit:
+    """audit_function of a tuple of packets or of a PacketRange (whose packets are decoded only where they matter)."""
     # exact libm names are fnmatch patterns too: one union pattern decides both kinds of promotion call
     promotion = settings.promotion_helpers + settings.double_math_functions
     division = settings.division_helpers
@@ -498,6 +547,7 @@ def audit_function(
     facts = _instruction_facts(packets, symbol.address, symbol.end, is_helper)
     cfg = build_cfg(packets, symbol.address, symbol.end, control=facts.control)
     loop_of = _innermost_loop_of_packets(cfg)
+    addresses = cfg.packet_addresses
     calls = []
     for index, instruction in facts.calls:
         helper = image.name_of_target(instruction.target, instruction.address) if image else None
@@ -507,7 +557,7 @@ def audit_function(
                 CallSite,
                 {
                     "address": instruction.address,
-                    "packet_address": packets[index].address,
+                    "packet_address": addresses[index],
                     "text": instruction.text,
                     "helper": helper,
                     "loop": loop_of[index],
@@ -521,7 +571,7 @@ def audit_function(
             DoubleOperation,
             {
                 "address": instruction.address,
-                "packet_address": packets[index].address,
+                "packet_address": addresses[index],
                 "text": instruction.text,
                 "loop": loop_of[index],
                 "is_conversion": instruction.float_to_double,
@@ -531,7 +581,14 @@ def audit_function(
     ]
     call_packets = [index for index, instruction in facts.calls if instruction.branch in ("call", "callr")]
     call_blocks = _call_blocks(cfg, call_packets)
-    stack_accesses = mark_stack_buffers(_stack_accesses_from_facts(cfg, facts, loop_of), call_blocks)
+    moves = None
+    if isinstance(packets, PacketRange):
+        flags_of = packets.flags
+
+        def moves(index: int) -> bool:
+            return bool(flags_of(index) & _DATA_FLOW_WORDS)
+
+    stack_accesses = mark_stack_buffers(_stack_accesses_from_facts(cfg, facts, loop_of, moves), call_blocks)
     loops = _loop_audits(cfg, stack_accesses, calls, doubles)
     return FunctionAudit(
         name=symbol.name,
@@ -605,15 +662,23 @@ def _call_blocks(cfg: FunctionCfg, call_packets: Sequence[int]) -> list[tuple[in
     for index in sorted(set(call_packets)):
         number = bisect_right(firsts, index) - 1
         if number >= 0 and index <= cfg.blocks[number].last_packet:
-            result.append((cfg.blocks[number].start, cfg.packets[index].address))
+            result.append((cfg.blocks[number].start, cfg.packet_addresses[index]))
     return result
 
 
 def _block_accesses(
-    cfg: FunctionCfg, block: BasicBlock, state: dict[str, Derived], seeds: set[int], loop: int | None
+    cfg: FunctionCfg,
+    block: BasicBlock,
+    state: dict[str, Derived],
+    seeds: set[int],
+    loop: int | None,
+    moves: Callable[[int], bool] | None = None,
 ) -> list[StackAccess]:
+    """`moves(index)`: False for a packet that neither writes a register, accesses memory nor calls (skipped)."""
     accesses = []
     for index in range(block.first_packet, block.last_packet + 1):
+        if moves is not None and not moves(index):
+            continue
         packet = cfg.packets[index]
         for instruction in packet.instructions:
             memory = instruction.memory
@@ -625,16 +690,20 @@ def _block_accesses(
 
 
 def _stack_accesses_from_facts(
-    cfg: FunctionCfg, facts: _InstructionFacts, loop_of: Sequence[int | None]
+    cfg: FunctionCfg,
+    facts: _InstructionFacts,
+    loop_of: Sequence[int | None],
+    moves: Callable[[int], bool] | None = None,
 ) -> list[StackAccess]:
     """`_stack_accesses` without walking every instruction again: outside the blocks where an SP/FP-derived register
-    may live, the stack accesses are exactly the r29/r30-based ones the instruction pass already found."""
-    packets = cfg.packets
+    may live, the stack accesses are exactly the r29/r30-based ones the instruction pass already found. `moves`: see
+    _block_accesses (None: every packet may)."""
+    addresses = cfg.packet_addresses
     if not facts.seeds:
-        accesses = _direct_accesses(facts.direct, packets, loop_of)
+        accesses = _direct_accesses(facts.direct, addresses, loop_of)
     else:
         seeds = set(facts.seeds)
-        entry_states = _derived_registers_at_blocks(cfg, seeds)
+        entry_states = _derived_registers_at_blocks(cfg, seeds, moves)
         firsts = [block.first_packet for block in cfg.blocks]
         tracked = set()
         for number, block in enumerate(cfg.blocks):
@@ -643,12 +712,12 @@ def _stack_accesses_from_facts(
             if holds_seed or entry_states.get(block.start):
                 tracked.add(number)
         untracked = [item for item in facts.direct if bisect_right(firsts, item[0]) - 1 not in tracked]
-        accesses = _direct_accesses(untracked, packets, loop_of)
+        accesses = _direct_accesses(untracked, addresses, loop_of)
         innermost = cfg.innermost_loop_by_block
         for number in sorted(tracked):
             block = cfg.blocks[number]
             state = entry_states.get(block.start, {})
-            accesses += _block_accesses(cfg, block, state, seeds, innermost.get(block.start))
+            accesses += _block_accesses(cfg, block, state, seeds, innermost.get(block.start), moves)
     accesses.sort(key=_ACCESS_ORDER)
     return accesses
 
@@ -729,7 +798,7 @@ def _stored_before_a_call(packet_address: int, call_blocks: Sequence[tuple[int, 
 
 
 def _direct_accesses(
-    direct: list[tuple[int, Instruction]], packets: tuple[Packet, ...], loop_of: Sequence[int | None]
+    direct: list[tuple[int, Instruction]], packet_addresses: Sequence[int], loop_of: Sequence[int | None]
 ) -> list[StackAccess]:
     """`_classify` of r29/r30-based accesses with no derived register: the frame offset is the access's offset."""
     accesses = []
@@ -743,7 +812,7 @@ def _direct_accesses(
             "__dict__",
             {
                 "address": instruction.address,
-                "packet_address": packets[index].address,
+                "packet_address": packet_addresses[index],
                 "text": instruction.text,
                 "is_store": memory.is_store,
                 "is_vector": memory.is_vector,
@@ -798,7 +867,9 @@ def _classify(instruction: Instruction, state: dict[str, Derived], packet_addres
     )
 
 
-def _derived_registers_at_blocks(cfg: FunctionCfg, seeds: set[int]) -> dict[int, dict[str, Derived]]:
+def _derived_registers_at_blocks(
+    cfg: FunctionCfg, seeds: set[int], moves: Callable[[int], bool] | None = None
+) -> dict[int, dict[str, Derived]]:
     """Block start -> SP/FP-derived registers on entry: a worklist over the blocks in address order, last in first
     out, an unvisited predecessor left out of the join. Outside the blocks a seed packet reaches every state is empty,
     so there a visit only keeps the worklist order (which decides the result where loops carry a derived register)."""
@@ -838,7 +909,8 @@ def _derived_registers_at_blocks(cfg: FunctionCfg, seeds: set[int]) -> dict[int,
                     if position == len(seed_list) or seed_list[position] > last:
                         break
                     index = seed_list[position]
-                state = _transfer(cfg.packets[index], state)
+                if moves is None or moves(index):
+                    state = _transfer(cfg.packets[index], state)
                 index += 1
             if exit_states[number] is not None and exit_states[number] == state:
                 continue

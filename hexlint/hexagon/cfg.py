@@ -27,6 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from hexlint.hexagon.decode import PacketRange
+
 if TYPE_CHECKING:
     from hexlint.hexagon.decode import Packet
 
@@ -72,7 +74,7 @@ class Loop:
 class FunctionCfg:
     start: int
     end: int
-    packets: tuple[Packet, ...]
+    packets: Sequence[Packet]  # a tuple, or a PacketRange of a CodeScan (decoded on access)
     blocks: tuple[BasicBlock, ...]
     loops: tuple[Loop, ...]  # outer loops before inner ones, then by header
     # block start -> header of its innermost loop (absent: not in a loop)
@@ -86,7 +88,7 @@ class FunctionCfg:
             header = self.innermost_loop_by_block.get(block.start)
             if header is not None:
                 for index in range(block.first_packet, block.last_packet + 1):
-                    result[self.packets[index].address] = header
+                    result[self.packet_addresses[index]] = header
         return result
 
     @functools.cached_property
@@ -105,15 +107,16 @@ class FunctionCfg:
         block = self.block_at(address)
         if block is None:
             return None
-        index = bisect_right(self._packet_addresses, address) - 1
-        return self.innermost_loop(self.packets[index].address) if index >= 0 else None
+        index = bisect_right(self.packet_addresses, address) - 1
+        return self.innermost_loop(self.packet_addresses[index]) if index >= 0 else None
 
     @functools.cached_property
     def _block_starts(self) -> list[int]:
         return [block.start for block in self.blocks]
 
     @functools.cached_property
-    def _packet_addresses(self) -> list[int]:
+    def packet_addresses(self) -> list[int]:
+        """Each packet's address (without decoding a PacketRange)."""
         return [packet.address for packet in self.packets]
 
     def block_at(self, address: int) -> BasicBlock | None:
@@ -130,24 +133,29 @@ def build_cfg(
 
     `control`: when the caller already walked the instructions, the ascending indexes of the packets that hold a branch
     (jump, call, return), a loop set-up or an `:endloop` marker (any other packet just falls through); a superset is
-    fine, a packet left out is a wrong CFG. None: found here, with one pass over the instructions."""
-    packets = tuple(packets)
+    fine, a packet left out is a wrong CFG. None: found here, with one pass over the instructions.
+    A PacketRange is kept as it is: only the control packets are decoded here."""
+    if isinstance(packets, PacketRange):
+        addresses, ends = packets.addresses, packets.ends
+    else:
+        packets = tuple(packets)
+        addresses = [packet.address for packet in packets]
+        ends = [packet.address + packet.size for packet in packets]
     if start is None:
-        start = packets[0].address if packets else 0
+        start = addresses[0] if packets else 0
     if end is None:
-        end = packets[-1].address + packets[-1].size if packets else start
+        end = ends[-1] if packets else start
     if not packets:
         return FunctionCfg(start, end, (), (), (), {})
-    addresses = [packet.address for packet in packets]
     scan = _scan(packets, addresses, control)
-    graph = _blocks(packets, scan)
+    graph = _blocks(addresses, ends, scan)
     loops = _loops(graph) if graph.has_retreating_edge else ()
     innermost_by_block: dict[int, int] = {}
     for loop in loops:  # outer loops come first: an inner loop overwrites its blocks
         for block_start in loop.blocks:
             innermost_by_block[block_start] = loop.header
     cfg = FunctionCfg(start, end, packets, graph.blocks, loops, innermost_by_block)
-    object.__setattr__(cfg, "_packet_addresses", addresses)  # seeds the cached property: computed here anyway
+    object.__setattr__(cfg, "packet_addresses", addresses)  # seeds the cached property: computed here anyway
     object.__setattr__(cfg, "_block_starts", graph.starts)
     return cfg
 
@@ -165,7 +173,7 @@ class _Scan:
     endloops: dict[int, frozenset[int]]  # packet index -> its :endloop markers
 
 
-def _scan(packets: tuple[Packet, ...], addresses: list[int], control: Sequence[int] | None) -> _Scan:
+def _scan(packets: Sequence[Packet], addresses: list[int], control: Sequence[int] | None) -> _Scan:
     count = len(packets)
     if control is None:
         control = _control_packets(packets)
@@ -224,7 +232,7 @@ def _index_of(addresses: list[int], address: int) -> int:
     return position if position < len(addresses) and addresses[position] == address else -1
 
 
-def _control_packets(packets: tuple[Packet, ...]) -> list[int]:
+def _control_packets(packets: Sequence[Packet]) -> list[int]:
     """Indexes of the packets holding a branch, a loop set-up or an :endloop marker."""
     control = []
     for index, packet in enumerate(packets):
@@ -252,7 +260,7 @@ class _Graph:
     has_retreating_edge: bool  # an edge to the same or a lower address: without one the graph has no cycle
 
 
-def _blocks(packets: tuple[Packet, ...], scan: _Scan) -> _Graph:
+def _blocks(addresses: list[int], packet_ends: list[int], scan: _Scan) -> _Graph:
     """Blocks, with `:endloop` edges to the loop starts whose set-ups reach them (data flow over blocks)."""
     firsts = sorted(scan.leaders)
     count = scan.count
@@ -279,8 +287,8 @@ def _blocks(packets: tuple[Packet, ...], scan: _Scan) -> _Graph:
                 block_gen[loop_number] = start
                 stages_by_start[start] = max(stages, stages_by_start.get(start, 0))
         _add_endloop_edges(scan, firsts, lasts, gen, number_of_first, block_successors, stages_by_start, endloop_edges)
-    starts = [packets[first].address for first in firsts]
-    ends = [packet.address + packet.size for packet in [packets[last] for last in lasts]]
+    starts = [addresses[first] for first in firsts]
+    ends = [packet_ends[last] for last in lasts]
     retreating = False
     blocks = []
     new, set_fields, block_class, start_of = object.__new__, object.__setattr__, BasicBlock, starts.__getitem__
