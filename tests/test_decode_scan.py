@@ -147,6 +147,27 @@ def test_a_scan_opens_the_packets_decode_packets_returns(library: Path) -> None:
             assert whole.flags(index) | exact == whole.flags(index)
 
 
+@pytest.mark.parametrize("library", _libraries(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_instructions_read_word_by_word_are_those_of_the_decoded_packets(library: Path) -> None:
+    image = load_elf(library)
+    for section in image.code_sections:
+        packets = decode_packets(section.data, section.address, cache=DecodeCache())
+        scan = scan_code(section.data, section.address, cache=DecodeCache())  # nothing opened yet
+        whole = scan.range(0, len(scan))
+        assert [whole.endloop(index) for index in range(len(whole))] == [p.endloop for p in packets]
+        for flag in ALL_FLAGS[:-1]:
+            found = whole.instructions_with(flag)
+            expected = [(i, x) for i, p in enumerate(packets) for x in p.instructions if instruction_flags(x) & flag]
+            assert set(map(_key, expected)) <= set(map(_key, found)), f"{library.name}: flag {flag:#b}"
+            by_address = {(i, x.address, x.text): x for i, p in enumerate(packets) for x in p.instructions}
+            assert all(by_address[_key((i, x))] == x for i, x in found)
+        assert len(scan._opened) < len(scan)  # most words decode alone
+
+
+def _key(item: tuple[int, Instruction]) -> tuple[int, int, str]:
+    return item[0], item[1].address, item[1].text
+
+
 def _packet_flags(packet: decode_module.Packet) -> int:
     flags = WORD_ENDLOOP_BITS if packet.endloop else 0
     for instruction in packet.instructions:

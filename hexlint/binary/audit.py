@@ -454,7 +454,9 @@ def _helper_kinds(helper: str | None, promotion: tuple[str, ...], division: tupl
 class _InstructionFacts:
     """What one pass over a function's instructions finds (packet indexes, in address order)."""
 
-    control: list[int]  # packets holding a branch, a loop set-up or an :endloop marker (for the CFG)
+    # packets holding a branch, a loop set-up or an :endloop marker (for the CFG); or those packets' (:endloop markers,
+    # branches and loop set-ups), see build_cfg
+    control: list[int] | dict[int, tuple[frozenset[int], list[Instruction]]]
     seeds: list[int]  # packets that derive a register other than SP/FP from SP/FP
     direct: list[tuple[int, Instruction]]  # memory accesses based on r29/r30 themselves
     calls: list[tuple[int, Instruction]]  # calls and tail calls
@@ -471,7 +473,9 @@ _DATA_FLOW_WORDS = WORD_WRITES | WORD_MEMORY | WORD_CALL
 
 
 def _instruction_facts(packets: Sequence[Packet], start: int, end: int, is_helper: bool) -> _InstructionFacts:
-    """One pass over the instructions; of a PacketRange, only over the packets whose word flags say they matter."""
+    """One pass over the instructions; of a PacketRange, over the words whose flags say they matter (_range_facts)."""
+    if isinstance(packets, PacketRange):
+        return _range_facts(packets, start, end, is_helper)
     control: list[int] = []
     seeds: list[int] = []
     direct: list[tuple[int, Instruction]] = []
@@ -479,54 +483,85 @@ def _instruction_facts(packets: Sequence[Packet], start: int, end: int, is_helpe
     doubles: list[tuple[int, Instruction]] = []
     hvx = 0
     first_hvx = None
-    indexes: Iterable[int]
-    if isinstance(packets, PacketRange):
-        hvx_words = packets.words_with(WORD_HVX)
-        hvx = len(hvx_words)
-        first_hvx = hvx_words[0] if hvx_words else None
-        indexes = packets.packets_with(_FACT_WORDS if is_helper else _FACT_WORDS | WORD_DOUBLE)
-        count_hvx = False
-    else:
-        indexes = range(len(packets))
-        count_hvx = True
-    for index in indexes:
-        packet = packets[index]
+    for index, packet in enumerate(packets):
         is_control = bool(packet.endloop)
         is_seed = False
         for instruction in packet.instructions:
-            if count_hvx and instruction.is_hvx:
+            if instruction.is_hvx:
                 hvx += 1
                 if first_hvx is None:
                     first_hvx = instruction.address
-            writes = instruction.writes
-            if writes and not is_seed:
-                for write in writes:
-                    # r29/r30 themselves are never tracked (`r30 = r29`, allocframe): only another register can carry
-                    if write.source in STACK_BASES and write.dest not in STACK_BASES:
-                        is_seed = True
-            memory = instruction.memory
-            if memory is not None and memory.base in STACK_BASES:
-                direct.append((index, instruction))
-            branch = instruction.branch
-            if branch is None:
-                if instruction.loop_setup is not None:
-                    is_control = True
-                if (instruction.float_to_double or instruction.double_arith) and not is_helper:
-                    doubles.append((index, instruction))
-                continue
-            is_control = True
-            if branch == "call" or branch == "callr":
-                calls.append((index, instruction))
-            elif branch == "jump":
-                # a direct jump leaving the function is a call that does not come back (tail call)
-                target = instruction.target
-                if target is not None and not start <= target < end:
-                    calls.append((index, instruction))
+            if _instruction_fact(index, instruction, start, end, is_helper, direct, calls, doubles):
+                is_control = True
+            if not is_seed and _is_seed(instruction):
+                is_seed = True
         if is_control:
             control.append(index)
         if is_seed:
             seeds.append(index)
     return _InstructionFacts(control, seeds, direct, calls, doubles, hvx, first_hvx)
+
+
+def _is_seed(instruction: Instruction) -> bool:
+    # r29/r30 themselves are never tracked (`r30 = r29`, allocframe): only another register can carry a frame address
+    return any(write.source in STACK_BASES and write.dest not in STACK_BASES for write in instruction.writes)
+
+
+def _instruction_fact(
+    index: int,
+    instruction: Instruction,
+    start: int,
+    end: int,
+    is_helper: bool,
+    direct: list[tuple[int, Instruction]],
+    calls: list[tuple[int, Instruction]],
+    doubles: list[tuple[int, Instruction]],
+) -> bool:
+    """Files the instruction's direct stack access, call or double operation; True for a branch or a loop set-up."""
+    memory = instruction.memory
+    if memory is not None and memory.base in STACK_BASES:
+        direct.append((index, instruction))
+    branch = instruction.branch
+    if branch is None:
+        if (instruction.float_to_double or instruction.double_arith) and not is_helper:
+            doubles.append((index, instruction))
+        return instruction.loop_setup is not None
+    if branch == "call" or branch == "callr":
+        calls.append((index, instruction))
+    elif branch == "jump":
+        # a direct jump leaving the function is a call that does not come back (tail call)
+        target = instruction.target
+        if target is not None and not start <= target < end:
+            calls.append((index, instruction))
+    return True
+
+
+def _range_facts(packets: PacketRange, start: int, end: int, is_helper: bool) -> _InstructionFacts:
+    """_instruction_facts from the flagged words only: HVX words are counted, :endloop markers read from the parse
+    bits, and only the words that may branch, set up a loop, access or copy SP/FP, or (outside helpers) compute in
+    double precision are decoded. `control` maps each control packet to what the CFG reads of it."""
+    seeds: list[int] = []
+    direct: list[tuple[int, Instruction]] = []
+    calls: list[tuple[int, Instruction]] = []
+    doubles: list[tuple[int, Instruction]] = []
+    hvx_words = packets.words_with(WORD_HVX)
+    control: dict[int, tuple[frozenset[int], list[Instruction]]] = {}
+    for index in packets.packets_with(WORD_ENDLOOP_BITS):
+        endloop = packets.endloop(index)
+        if endloop:
+            control[index] = (endloop, [])
+    mask = _FACT_WORDS & ~WORD_ENDLOOP_BITS if is_helper else (_FACT_WORDS & ~WORD_ENDLOOP_BITS) | WORD_DOUBLE
+    for index, instruction in packets.instructions_with(mask):
+        if _instruction_fact(index, instruction, start, end, is_helper, direct, calls, doubles):
+            entry = control.get(index)
+            if entry is None:
+                control[index] = (packets.endloop(index), [instruction])
+            else:
+                entry[1].append(instruction)
+        if _is_seed(instruction) and (not seeds or seeds[-1] != index):
+            seeds.append(index)
+    first_hvx = hvx_words[0] if hvx_words else None
+    return _InstructionFacts(control, seeds, direct, calls, doubles, len(hvx_words), first_hvx)  # type: ignore[arg-type]
 
 
 def audit_function(

@@ -23,14 +23,17 @@ from __future__ import annotations
 
 import functools
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hexlint.hexagon.decode import PacketRange
 
 if TYPE_CHECKING:
-    from hexlint.hexagon.decode import Packet
+    from hexlint.hexagon.decode import Instruction, Packet
+
+# What the CFG reads of a control packet: its :endloop markers and its instructions (at least branches, loop set-ups)
+ControlPacket = tuple[frozenset[int], "Sequence[Instruction]"]
 
 _T = TypeVar("_T")
 # Synthetic root of the dominator tree (a reverse-postorder number below every block): it reaches the entry and every
@@ -127,14 +130,18 @@ class FunctionCfg:
 
 
 def build_cfg(
-    packets: Sequence[Packet], start: int | None = None, end: int | None = None, control: Sequence[int] | None = None
+    packets: Sequence[Packet],
+    start: int | None = None,
+    end: int | None = None,
+    control: Sequence[int] | Mapping[int, ControlPacket] | None = None,
 ) -> FunctionCfg:
     """CFG and loops of the packets of one function (`packets` sorted by address, all inside [start, end)).
 
     `control`: when the caller already walked the instructions, the ascending indexes of the packets that hold a branch
     (jump, call, return), a loop set-up or an `:endloop` marker (any other packet just falls through); a superset is
-    fine, a packet left out is a wrong CFG. None: found here, with one pass over the instructions.
-    A PacketRange is kept as it is: only the control packets are decoded here."""
+    fine, a packet left out is a wrong CFG. Or a mapping of those indexes to (the packet's :endloop markers, its
+    instructions or at least all its branches and loop set-ups): then no packet is read here. None: found here, with
+    one pass over the instructions. A PacketRange is kept as it is, not decoded."""
     if isinstance(packets, PacketRange):
         addresses, ends = packets.addresses, packets.ends
     else:
@@ -173,10 +180,16 @@ class _Scan:
     endloops: dict[int, frozenset[int]]  # packet index -> its :endloop markers
 
 
-def _scan(packets: Sequence[Packet], addresses: list[int], control: Sequence[int] | None) -> _Scan:
+def _scan(
+    packets: Sequence[Packet], addresses: list[int], control: Sequence[int] | Mapping[int, ControlPacket] | None
+) -> _Scan:
     count = len(packets)
     if control is None:
         control = _control_packets(packets)
+    if isinstance(control, Mapping):
+        control_packets: Iterable[tuple[int, ControlPacket]] = sorted(control.items())
+    else:
+        control_packets = ((index, (packets[index].endloop, packets[index].instructions)) for index in control)
     index_of = {}  # the few jump and loop targets: address -> packet index (absent: outside the function)
     successors: dict[int, list[int]] = {}
     setups: dict[int, list[tuple[int, int, int]]] = {}
@@ -184,12 +197,10 @@ def _scan(packets: Sequence[Packet], addresses: list[int], control: Sequence[int
     fallback: dict[int, dict[int, int]] = {}
     endloops: dict[int, frozenset[int]] = {}
     last_setup: dict[int, int] = {}
-    for index in control:  # any other packet falls through to the next one and leads nothing
-        packet = packets[index]
-        endloop = packet.endloop
+    for index, (endloop, instructions) in control_packets:  # any other packet falls through, leads nothing
         targets: list[int] = []
         falls_through = True
-        for instruction in packet.instructions:
+        for instruction in instructions:
             branch = instruction.branch
             if branch is not None:
                 if branch == "jump":

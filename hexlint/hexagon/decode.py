@@ -1536,6 +1536,39 @@ class CodeScan:
             self._opened[index] = packet
         return packet
 
+    def word_instructions(self, word_index: int, packet_index: int) -> tuple[Instruction, ...]:
+        """The instruction of one word (a duplex: both halves) of packet `packet_index`, as packet(packet_index) has
+        it; built alone when nothing before it in the packet changes it (an extender, a new-value producer)."""
+        opened = self._opened.get(packet_index)
+        address = self.address + (word_index << 2)
+        if opened is None:
+            word = self.words[word_index]
+            first = (self.packet_addresses[packet_index] - self.address) >> 2
+            if word & 0xC000 and (word_index == first or self.words[word_index - 1] >= 0x10000000):
+                templates = self.cache.words
+                fields = templates.get(word)
+                if fields is not None:
+                    return (_at(fields, address),)
+                if word not in self.cache.new_values:
+                    instruction = _decode_alone(word, address, self.packet_addresses[packet_index])
+                    if instruction is not None:
+                        if instruction.target is None and instruction.loop_setup is None:
+                            templates[word] = instruction.__dict__
+                        return (instruction,)
+            opened = self.packet(packet_index)
+        return tuple([instruction for instruction in opened.instructions if instruction.address == address])
+
+    def endloop(self, index: int) -> frozenset[int]:
+        """packet(index).endloop, from the parse bits alone."""
+        first = (self.packet_addresses[index] - self.address) >> 2
+        size = (self.packet_addresses[index + 1] - self.address >> 2) - first
+        markers = 0
+        if size >= 2 and self.words[first] & 0xC000 == 0x8000:
+            markers = 1
+        if size >= 3 and self.words[first + 1] & 0xC000 == 0x8000:
+            markers |= 2
+        return _ENDLOOPS[markers - 1] if markers else _NO_ENDLOOP
+
     def packet_flags(self, index: int) -> int:
         """The union of the flags of the packet's words (WORD_ENDLOOP_BITS left out)."""
         flags = 0
@@ -1617,6 +1650,30 @@ class PacketRange(Sequence[Packet]):
         first, last = self.word_range()
         base = self.scan.address
         return [base + (word << 2) for word in found[bisect_left(found, first) : bisect_left(found, last)]]
+
+    def endloop(self, index: int) -> frozenset[int]:
+        """self[index].endloop, without decoding the packet."""
+        return self.scan.endloop(self.low + index)
+
+    def instructions_with(self, mask: int) -> list[tuple[int, Instruction]]:
+        """(index in the range, instruction) of every word whose flags share a bit with `mask` (WORD_ENDLOOP_BITS
+        aside), in address order, as the decoded packets have them; a packet is decoded only where one of its words
+        cannot be decoded alone (see CodeScan.word_instructions)."""
+        scan = self.scan
+        found = scan.words_with(mask & ~WORD_ENDLOOP_BITS)
+        first, last = self.word_range()
+        addresses, base, low = scan.packet_addresses, scan.address, self.low
+        instructions_of = scan.word_instructions
+        result: list[tuple[int, Instruction]] = []
+        packet = low - 1
+        packet_end = -1  # first word after the current packet
+        for word in found[bisect_left(found, first) : bisect_left(found, last)]:
+            if word >= packet_end:
+                packet = bisect_right(addresses, base + (word << 2), packet + 1) - 1
+                packet_end = (addresses[packet + 1] - base) >> 2
+            for instruction in instructions_of(word, packet):
+                result.append((packet - low, instruction))
+        return result
 
     def packets_with(self, mask: int) -> list[int]:
         """Ascending indexes (in the range) of the packets holding a word whose flags share a bit with `mask`;
@@ -1813,6 +1870,16 @@ def _decode_single(
     if instruction.target is None and instruction.loop_setup is None:
         templates[key] = instruction.__dict__
     return instruction
+
+
+def _decode_alone(word: int, address: int, packet_address: int) -> Instruction | None:
+    """A word as _decode_single decodes it without extender, or None where the packet is needed (a new-value
+    operand names an earlier instruction's register) or the decoder fails (the packet makes it UNKNOWN)."""
+    try:
+        instruction = _DECODERS[word >> 28](word, address, packet_address, None)
+    except Exception:
+        return None
+    return None if _NEW_VALUE in instruction.text else instruction
 
 
 def _named_new_value(pending: _PendingNewValue, earlier: list[Instruction], address: int) -> Instruction:
