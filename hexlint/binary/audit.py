@@ -42,7 +42,6 @@ from hexlint.hexagon.decode import (
     WORD_BRANCH,
     WORD_CALL,
     WORD_DOUBLE,
-    WORD_ENDLOOP_BITS,
     WORD_HVX,
     WORD_LOOP_SETUP,
     WORD_MEMORY,
@@ -454,9 +453,9 @@ def _helper_kinds(helper: str | None, promotion: tuple[str, ...], division: tupl
 class _InstructionFacts:
     """What one pass over a function's instructions finds (packet indexes, in address order)."""
 
-    # packets holding a branch, a loop set-up or an :endloop marker (for the CFG); or those packets' (:endloop markers,
-    # branches and loop set-ups), see build_cfg
-    control: list[int] | dict[int, tuple[frozenset[int], list[Instruction]]]
+    # packets holding a branch, a loop set-up or an :endloop marker -> (those markers, its branches and loop set-ups),
+    # what build_cfg reads of them
+    control: dict[int, tuple[frozenset[int], list[Instruction]]]
     seeds: list[int]  # packets that derive a register other than SP/FP from SP/FP
     direct: list[tuple[int, Instruction]]  # memory accesses based on r29/r30 themselves
     calls: list[tuple[int, Instruction]]  # calls and tail calls
@@ -465,103 +464,69 @@ class _InstructionFacts:
     first_hvx: int | None
 
 
-# A packet the instruction pass must open holds one of these (WORD_ENDLOOP_BITS: an :endloop marker), else it only
-# counts its HVX words: a branch, a loop set-up, an SP/FP-based access, an SP/FP copy (a seed), a double operation.
-_FACT_WORDS = WORD_BRANCH | WORD_LOOP_SETUP | WORD_ENDLOOP_BITS | WORD_STACK_MEMORY | WORD_STACK_COPY
+# The words the instruction pass reads of a PacketRange (and WORD_DOUBLE outside helpers): a branch, a loop set-up,
+# an SP/FP-based access, an SP/FP copy (a seed); any other word only counts when it is an HVX one.
+_FACT_WORDS = WORD_BRANCH | WORD_LOOP_SETUP | WORD_STACK_MEMORY | WORD_STACK_COPY
 # A packet without these neither changes the SP/FP-derived registers nor accesses memory through one.
 _DATA_FLOW_WORDS = WORD_WRITES | WORD_MEMORY | WORD_CALL
 
 
 def _instruction_facts(packets: Sequence[Packet], start: int, end: int, is_helper: bool) -> _InstructionFacts:
-    """One pass over the instructions; of a PacketRange, over the words whose flags say they matter (_range_facts)."""
+    """One pass over the instructions. Of a PacketRange, only over the words whose flags say they may matter (a
+    branch, a loop set-up, an SP/FP-based access or copy, outside helpers a double operation), built one by one
+    without their packets; its HVX words are counted and its :endloop markers read from the parse bits."""
     if isinstance(packets, PacketRange):
-        return _range_facts(packets, start, end, is_helper)
-    control: list[int] = []
+        mask = _FACT_WORDS if is_helper else _FACT_WORDS | WORD_DOUBLE
+        instructions: Iterable[tuple[int, Instruction]] = packets.instructions_with(mask)
+        endloops = packets.endloops()
+        hvx_words = packets.words_with(WORD_HVX)
+    else:
+        instructions = [
+            (index, instruction) for index, packet in enumerate(packets) for instruction in packet.instructions
+        ]
+        endloops = {index: packet.endloop for index, packet in enumerate(packets) if packet.endloop}
+        hvx_words = [instruction.address for _, instruction in instructions if instruction.is_hvx]
+    # packet index -> (its :endloop markers, its branches and loop set-ups): what the CFG reads of a control packet
+    control: dict[int, tuple[frozenset[int], list[Instruction]]] = {
+        index: (endloop, []) for index, endloop in endloops.items()
+    }
     seeds: list[int] = []
     direct: list[tuple[int, Instruction]] = []
     calls: list[tuple[int, Instruction]] = []
     doubles: list[tuple[int, Instruction]] = []
-    hvx = 0
-    first_hvx = None
-    for index, packet in enumerate(packets):
-        is_control = bool(packet.endloop)
-        is_seed = False
-        for instruction in packet.instructions:
-            if instruction.is_hvx:
-                hvx += 1
-                if first_hvx is None:
-                    first_hvx = instruction.address
-            if _instruction_fact(index, instruction, start, end, is_helper, direct, calls, doubles):
-                is_control = True
-            if not is_seed and _is_seed(instruction):
-                is_seed = True
-        if is_control:
-            control.append(index)
-        if is_seed:
-            seeds.append(index)
-    return _InstructionFacts(control, seeds, direct, calls, doubles, hvx, first_hvx)
-
-
-def _is_seed(instruction: Instruction) -> bool:
-    # r29/r30 themselves are never tracked (`r30 = r29`, allocframe): only another register can carry a frame address
-    return any(write.source in STACK_BASES and write.dest not in STACK_BASES for write in instruction.writes)
-
-
-def _instruction_fact(
-    index: int,
-    instruction: Instruction,
-    start: int,
-    end: int,
-    is_helper: bool,
-    direct: list[tuple[int, Instruction]],
-    calls: list[tuple[int, Instruction]],
-    doubles: list[tuple[int, Instruction]],
-) -> bool:
-    """Files the instruction's direct stack access, call or double operation; True for a branch or a loop set-up."""
-    memory = instruction.memory
-    if memory is not None and memory.base in STACK_BASES:
-        direct.append((index, instruction))
-    branch = instruction.branch
-    if branch is None:
-        if (instruction.float_to_double or instruction.double_arith) and not is_helper:
-            doubles.append((index, instruction))
-        return instruction.loop_setup is not None
-    if branch == "call" or branch == "callr":
-        calls.append((index, instruction))
-    elif branch == "jump":
-        # a direct jump leaving the function is a call that does not come back (tail call)
-        target = instruction.target
-        if target is not None and not start <= target < end:
+    no_endloop: frozenset[int] = frozenset()
+    for index, instruction in instructions:
+        memory = instruction.memory
+        if memory is not None and memory.base in STACK_BASES:
+            direct.append((index, instruction))
+        writes = instruction.writes
+        if writes and (not seeds or seeds[-1] != index):
+            for write in writes:
+                # r29/r30 themselves are never tracked (`r30 = r29`, allocframe): only another register carries one
+                if write.source in STACK_BASES and write.dest not in STACK_BASES:
+                    seeds.append(index)
+                    break
+        branch = instruction.branch
+        if branch is None:
+            if (instruction.float_to_double or instruction.double_arith) and not is_helper:
+                doubles.append((index, instruction))
+            if instruction.loop_setup is None:
+                continue
+        elif branch == "call" or branch == "callr":
             calls.append((index, instruction))
-    return True
-
-
-def _range_facts(packets: PacketRange, start: int, end: int, is_helper: bool) -> _InstructionFacts:
-    """_instruction_facts from the flagged words only: HVX words are counted, :endloop markers read from the parse
-    bits, and only the words that may branch, set up a loop, access or copy SP/FP, or (outside helpers) compute in
-    double precision are decoded. `control` maps each control packet to what the CFG reads of it."""
-    seeds: list[int] = []
-    direct: list[tuple[int, Instruction]] = []
-    calls: list[tuple[int, Instruction]] = []
-    doubles: list[tuple[int, Instruction]] = []
-    hvx_words = packets.words_with(WORD_HVX)
-    control: dict[int, tuple[frozenset[int], list[Instruction]]] = {}
-    for index in packets.packets_with(WORD_ENDLOOP_BITS):
-        endloop = packets.endloop(index)
-        if endloop:
-            control[index] = (endloop, [])
-    mask = _FACT_WORDS & ~WORD_ENDLOOP_BITS if is_helper else (_FACT_WORDS & ~WORD_ENDLOOP_BITS) | WORD_DOUBLE
-    for index, instruction in packets.instructions_with(mask):
-        if _instruction_fact(index, instruction, start, end, is_helper, direct, calls, doubles):
-            entry = control.get(index)
-            if entry is None:
-                control[index] = (packets.endloop(index), [instruction])
-            else:
-                entry[1].append(instruction)
-        if _is_seed(instruction) and (not seeds or seeds[-1] != index):
-            seeds.append(index)
-    first_hvx = hvx_words[0] if hvx_words else None
-    return _InstructionFacts(control, seeds, direct, calls, doubles, len(hvx_words), first_hvx)  # type: ignore[arg-type]
+        elif branch == "jump":
+            # a direct jump leaving the function is a call that does not come back (tail call)
+            target = instruction.target
+            if target is not None and not start <= target < end:
+                calls.append((index, instruction))
+        entry = control.get(index)
+        if entry is None:
+            control[index] = (endloops.get(index, no_endloop), [instruction])
+        else:
+            entry[1].append(instruction)
+    return _InstructionFacts(
+        control, seeds, direct, calls, doubles, len(hvx_words), hvx_words[0] if hvx_words else None
+    )
 
 
 def audit_function(

@@ -1366,14 +1366,17 @@ class DecodeCache:
     duplexes: dict[int | tuple[int, int], tuple[dict[str, object], ...]] = field(default_factory=dict)
     new_values: dict[int | tuple[int, int], _PendingNewValue] = field(default_factory=dict)
     flags: dict[int, int] = field(default_factory=dict)  # word -> its WORD_* summary flags (scan_code)
+    # PC-relative word (decoded alone) -> its fields and _split_relative (CodeScan.word_instructions)
+    relative_words: dict[int, tuple[dict[str, object], int, str, str]] = field(default_factory=dict)
     limit: int = 1 << 18  # entries before the cache starts over: bounds the memory a long-running process keeps
 
     def clear(self) -> None:
-        for table in (self.packets, self.words, self.duplexes, self.new_values, self.flags):
+        for table in (self.packets, self.words, self.duplexes, self.new_values, self.flags, self.relative_words):
             table.clear()
 
     def __len__(self) -> int:
-        return len(self.packets) + len(self.words) + len(self.duplexes) + len(self.new_values) + len(self.flags)
+        tables = (self.packets, self.words, self.duplexes, self.new_values, self.flags, self.relative_words)
+        return sum(map(len, tables))
 
 
 _SHARED_CACHE = DecodeCache()
@@ -1545,15 +1548,23 @@ class CodeScan:
             word = self.words[word_index]
             first = (self.packet_addresses[packet_index] - self.address) >> 2
             if word & 0xC000 and (word_index == first or self.words[word_index - 1] >= 0x10000000):
-                templates = self.cache.words
-                fields = templates.get(word)
+                cache = self.cache
+                fields = cache.words.get(word)
                 if fields is not None:
                     return (_at(fields, address),)
-                if word not in self.cache.new_values:
-                    instruction = _decode_alone(word, address, self.packet_addresses[packet_index])
+                packet_address = self.packet_addresses[packet_index]
+                relative = cache.relative_words.get(word)
+                if relative is not None:
+                    return (_relative_at(*relative, packet_address, address),)
+                if word not in cache.new_values:
+                    instruction = _decode_alone(word, address, packet_address)
                     if instruction is not None:
                         if instruction.target is None and instruction.loop_setup is None:
-                            templates[word] = instruction.__dict__
+                            cache.words[word] = instruction.__dict__
+                        else:
+                            split = _split_relative(instruction, packet_address)
+                            if split is not None:
+                                cache.relative_words[word] = (instruction.__dict__, *split)
                         return (instruction,)
             opened = self.packet(packet_index)
         return tuple([instruction for instruction in opened.instructions if instruction.address == address])
@@ -1655,6 +1666,15 @@ class PacketRange(Sequence[Packet]):
         """self[index].endloop, without decoding the packet."""
         return self.scan.endloop(self.low + index)
 
+    def endloops(self) -> dict[int, frozenset[int]]:
+        """Index -> :endloop markers of every packet that has some, without decoding the packets."""
+        found = {}
+        for index in self.packets_with(WORD_ENDLOOP_BITS):
+            endloop = self.scan.endloop(self.low + index)
+            if endloop:
+                found[index] = endloop
+        return found
+
     def instructions_with(self, mask: int) -> list[tuple[int, Instruction]]:
         """(index in the range, instruction) of every word whose flags share a bit with `mask` (WORD_ENDLOOP_BITS
         aside), in address order, as the decoded packets have them; a packet is decoded only where one of its words
@@ -1662,17 +1682,30 @@ class PacketRange(Sequence[Packet]):
         scan = self.scan
         found = scan.words_with(mask & ~WORD_ENDLOOP_BITS)
         first, last = self.word_range()
-        addresses, base, low = scan.packet_addresses, scan.address, self.low
+        addresses, base, low, words, opened = scan.packet_addresses, scan.address, self.low, scan.words, scan._opened
+        get_template, get_relative = scan.cache.words.get, scan.cache.relative_words.get
         instructions_of = scan.word_instructions
         result: list[tuple[int, Instruction]] = []
+        append = result.append
         packet = low - 1
-        packet_end = -1  # first word after the current packet
-        for word in found[bisect_left(found, first) : bisect_left(found, last)]:
-            if word >= packet_end:
-                packet = bisect_right(addresses, base + (word << 2), packet + 1) - 1
-                packet_end = (addresses[packet + 1] - base) >> 2
-            for instruction in instructions_of(word, packet):
-                result.append((packet - low, instruction))
+        packet_start = packet_end = -1  # the current packet's first word, and the first word after it
+        for index in found[bisect_left(found, first) : bisect_left(found, last)]:
+            if index >= packet_end:
+                packet = bisect_right(addresses, base + (index << 2), packet + 1) - 1
+                packet_start, packet_end = (addresses[packet] - base) >> 2, (addresses[packet + 1] - base) >> 2
+            word = words[index]
+            # the common cases inline: a word seen before, no extender before it, its packet not decoded
+            if word & 0xC000 and (index == packet_start or words[index - 1] >= 0x10000000) and packet not in opened:
+                fields = get_template(word)
+                if fields is not None:
+                    append((packet - low, _at(fields, base + (index << 2))))
+                    continue
+                relative = get_relative(word)
+                if relative is not None:
+                    append((packet - low, _relative_at(*relative, addresses[packet], base + (index << 2))))
+                    continue
+            for instruction in instructions_of(index, packet):
+                append((packet - low, instruction))
         return result
 
     def packets_with(self, mask: int) -> list[int]:
@@ -1810,16 +1843,35 @@ def _decode_packet(chunk: bytes, address: int, words: Sequence[int], index: int,
 def _apply_relative(instructions: list[Instruction], relative: tuple[_RelativeEntry, ...], address: int) -> None:
     """Rebuild the packet's PC-relative instructions for a packet at `address`."""
     for index, offset, fields, distance, before, after in relative:
-        target = (address + distance) & _MASK32
-        attributes = {**fields, "text": f"{before}0x{target:x}{after}"}
-        setup = attributes.get("loop_setup")
-        if setup is None:
-            attributes["target"] = target
-        else:
-            attributes["loop_setup"] = LoopSetup(
-                setup.loop, target, setup.count_imm, setup.count_reg, setup.pipelined_stages
-            )
-        instructions[index] = _at(attributes, address + offset)
+        instructions[index] = _relative_at(fields, distance, before, after, address, address + offset)
+
+
+def _relative_at(
+    fields: dict[str, object], distance: int, before: str, after: str, packet_address: int, address: int
+) -> Instruction:
+    """A PC-relative instruction (see _split_relative) rebuilt at `address` in a packet at `packet_address`."""
+    target = (packet_address + distance) & _MASK32
+    attributes = {**fields, "text": f"{before}0x{target:x}{after}"}
+    setup = attributes.get("loop_setup")
+    if setup is None:
+        attributes["target"] = target
+    else:
+        attributes["loop_setup"] = LoopSetup(
+            setup.loop, target, setup.count_imm, setup.count_reg, setup.pipelined_stages
+        )  # type: ignore[attr-defined]
+    return _at(attributes, address)
+
+
+def _split_relative(instruction: Instruction, packet_address: int) -> tuple[int, str, str] | None:
+    """(target - packet address, text before the target, text after it) of a PC-relative instruction; None when
+    the text does not split around its target."""
+    target = instruction.target if instruction.loop_setup is None else instruction.loop_setup.start
+    rendered = f"0x{target:x}"
+    text = instruction.text
+    if text.count(rendered) != 1:
+        return None
+    before, _, after = text.partition(rendered)
+    return (target - packet_address) & _MASK32, before, after  # type: ignore[operator]
 
 
 def _packet_template(packet: Packet) -> _PacketTemplate | None:
@@ -1830,15 +1882,12 @@ def _packet_template(packet: Packet) -> _PacketTemplate | None:
         offset = instruction.address - packet.address
         fields = instruction.__dict__
         entries.append((offset, fields))
-        target = instruction.target if instruction.loop_setup is None else instruction.loop_setup.start
-        if target is None:
+        if instruction.target is None and instruction.loop_setup is None:
             continue
-        rendered = f"0x{target:x}"
-        text = instruction.text
-        if text.count(rendered) != 1:
+        split = _split_relative(instruction, packet.address)
+        if split is None:
             return None
-        before, _, after = text.partition(rendered)
-        relative.append((index, offset, fields, (target - packet.address) & _MASK32, before, after))
+        relative.append((index, offset, fields, *split))
     return tuple(entries), tuple(relative) if relative else None, packet.endloop
 
 
