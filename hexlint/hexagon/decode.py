@@ -1367,7 +1367,7 @@ class DecodeCache:
     new_values: dict[int | tuple[int, int], _PendingNewValue] = field(default_factory=dict)
     flags: dict[int, int] = field(default_factory=dict)  # word -> its WORD_* summary flags (scan_code)
     # PC-relative word (decoded alone) -> its fields and _split_relative (CodeScan.word_instructions)
-    relative_words: dict[int, tuple[dict[str, object], int, str, str]] = field(default_factory=dict)
+    relative_words: dict[int | tuple[int, int], tuple[dict[str, object], int, str, str]] = field(default_factory=dict)
     limit: int = 1 << 18  # entries before the cache starts over: bounds the memory a long-running process keeps
 
     def clear(self) -> None:
@@ -1541,31 +1541,37 @@ class CodeScan:
 
     def word_instructions(self, word_index: int, packet_index: int) -> tuple[Instruction, ...]:
         """The instruction of one word (a duplex: both halves) of packet `packet_index`, as packet(packet_index) has
-        it; built alone when nothing before it in the packet changes it (an extender, a new-value producer)."""
+        it; built alone (with the extender before it) unless a new-value operand names an earlier instruction's
+        register or the decoder fails."""
         opened = self._opened.get(packet_index)
         address = self.address + (word_index << 2)
         if opened is None:
-            word = self.words[word_index]
-            first = (self.packet_addresses[packet_index] - self.address) >> 2
-            if word & 0xC000 and (word_index == first or self.words[word_index - 1] >= 0x10000000):
-                cache = self.cache
-                fields = cache.words.get(word)
-                if fields is not None:
-                    return (_at(fields, address),)
-                packet_address = self.packet_addresses[packet_index]
-                relative = cache.relative_words.get(word)
-                if relative is not None:
-                    return (_relative_at(*relative, packet_address, address),)
-                if word not in cache.new_values:
-                    instruction = _decode_alone(word, address, packet_address)
-                    if instruction is not None:
-                        if instruction.target is None and instruction.loop_setup is None:
-                            cache.words[word] = instruction.__dict__
-                        else:
-                            split = _split_relative(instruction, packet_address)
-                            if split is not None:
-                                cache.relative_words[word] = (instruction.__dict__, *split)
-                        return (instruction,)
+            words, cache = self.words, self.cache
+            word = words[word_index]
+            packet_address = self.packet_addresses[packet_index]
+            ext = None
+            if word_index != (packet_address - self.address) >> 2 and words[word_index - 1] < 0x10000000:
+                before = words[word_index - 1]
+                ext = ((before >> 16 & 0xFFF) << 14 | (before & 0x3FFF)) << 6
+            if not word & 0xC000:
+                return _decode_duplex_cached(word, address, ext, cache.duplexes)
+            key = word if ext is None else (word, ext)
+            fields = cache.words.get(key)
+            if fields is not None:
+                return (_at(fields, address),)
+            relative = cache.relative_words.get(key)
+            if relative is not None:
+                return (_relative_at(*relative, packet_address, address),)
+            if key not in cache.new_values:
+                instruction = _decode_alone(word, address, packet_address, ext)
+                if instruction is not None:
+                    if instruction.target is None and instruction.loop_setup is None:
+                        cache.words[key] = instruction.__dict__
+                    else:
+                        split = _split_relative(instruction, packet_address)
+                        if split is not None:
+                            cache.relative_words[key] = (instruction.__dict__, *split)
+                    return (instruction,)
             opened = self.packet(packet_index)
         return tuple([instruction for instruction in opened.instructions if instruction.address == address])
 
@@ -1921,11 +1927,11 @@ def _decode_single(
     return instruction
 
 
-def _decode_alone(word: int, address: int, packet_address: int) -> Instruction | None:
-    """A word as _decode_single decodes it without extender, or None where the packet is needed (a new-value
-    operand names an earlier instruction's register) or the decoder fails (the packet makes it UNKNOWN)."""
+def _decode_alone(word: int, address: int, packet_address: int, ext: int | None) -> Instruction | None:
+    """A word as _decode_single decodes it, or None where the packet is needed (a new-value operand names an earlier
+    instruction's register) or the decoder fails (the packet makes it UNKNOWN)."""
     try:
-        instruction = _DECODERS[word >> 28](word, address, packet_address, None)
+        instruction = _DECODERS[word >> 28](word, address, packet_address, ext)
     except Exception:
         return None
     return None if _NEW_VALUE in instruction.text else instruction
