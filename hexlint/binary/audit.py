@@ -479,13 +479,14 @@ def _instruction_facts(packets: Sequence[Packet], start: int, end: int, is_helpe
         mask = _FACT_WORDS if is_helper else _FACT_WORDS | WORD_DOUBLE
         instructions: Iterable[tuple[int, Instruction]] = packets.instructions_with(mask)
         endloops = packets.endloops()
-        hvx_words = packets.words_with(WORD_HVX)
+        hvx, first_hvx = packets.count_words_with(WORD_HVX)
     else:
         instructions = [
             (index, instruction) for index, packet in enumerate(packets) for instruction in packet.instructions
         ]
         endloops = {index: packet.endloop for index, packet in enumerate(packets) if packet.endloop}
         hvx_words = [instruction.address for _, instruction in instructions if instruction.is_hvx]
+        hvx, first_hvx = len(hvx_words), hvx_words[0] if hvx_words else None
     # packet index -> (its :endloop markers, its branches and loop set-ups): what the CFG reads of a control packet
     control: dict[int, tuple[frozenset[int], list[Instruction]]] = {
         index: (endloop, []) for index, endloop in endloops.items()
@@ -524,9 +525,7 @@ def _instruction_facts(packets: Sequence[Packet], start: int, end: int, is_helpe
             control[index] = (endloops.get(index, no_endloop), [instruction])
         else:
             entry[1].append(instruction)
-    return _InstructionFacts(
-        control, seeds, direct, calls, doubles, len(hvx_words), hvx_words[0] if hvx_words else None
-    )
+    return _InstructionFacts(control, seeds, direct, calls, doubles, hvx, first_hvx)
 
 
 def audit_function(

@@ -1668,6 +1668,13 @@ class PacketRange(Sequence[Packet]):
         base = self.scan.address
         return [base + (word << 2) for word in found[bisect_left(found, first) : bisect_left(found, last)]]
 
+    def count_words_with(self, mask: int) -> tuple[int, int | None]:
+        """How many words of the range have flags sharing a bit with `mask`, and the address of the first."""
+        found = self.scan.words_with(mask)
+        first, last = self.word_range()
+        low, high = bisect_left(found, first), bisect_left(found, last)
+        return high - low, self.scan.address + (found[low] << 2) if high > low else None
+
     def endloop(self, index: int) -> frozenset[int]:
         """self[index].endloop, without decoding the packet."""
         return self.scan.endloop(self.low + index)
