@@ -467,7 +467,7 @@ class _InstructionFacts:
 # The words the instruction pass reads of a PacketRange (and WORD_DOUBLE outside helpers): a branch, a loop set-up,
 # an SP/FP-based access, an SP/FP copy (a seed); any other word only counts when it is an HVX one.
 _FACT_WORDS = WORD_BRANCH | WORD_LOOP_SETUP | WORD_STACK_MEMORY | WORD_STACK_COPY
-# A packet without these neither changes the SP/FP-derived registers nor accesses memory through one.
+# An instruction without these neither changes the SP/FP-derived registers nor accesses memory through one.
 _DATA_FLOW_WORDS = WORD_WRITES | WORD_MEMORY | WORD_CALL
 
 
@@ -580,14 +580,17 @@ def _audit_function(
     ]
     call_packets = [index for index, instruction in facts.calls if instruction.branch in ("call", "callr")]
     call_blocks = _call_blocks(cfg, call_packets)
-    moves = None
+    instructions_of = None
     if isinstance(packets, PacketRange):
-        flags_of = packets.flags
+        read: dict[int, list[Instruction]] = {}  # the data flow visits a loop's packets more than once
 
-        def moves(index: int) -> bool:
-            return bool(flags_of(index) & _DATA_FLOW_WORDS)
+        def instructions_of(index: int) -> list[Instruction]:
+            found = read.get(index)
+            if found is None:
+                found = read[index] = packets.packet_instructions(index, _DATA_FLOW_WORDS)  # type: ignore[union-attr]
+            return found
 
-    stack_accesses = mark_stack_buffers(_stack_accesses_from_facts(cfg, facts, loop_of, moves), call_blocks)
+    stack_accesses = mark_stack_buffers(_stack_accesses_from_facts(cfg, facts, loop_of, instructions_of), call_blocks)
     loops = _loop_audits(cfg, stack_accesses, calls, doubles)
     return FunctionAudit(
         name=symbol.name,
@@ -671,20 +674,22 @@ def _block_accesses(
     state: dict[str, Derived],
     seeds: set[int],
     loop: int | None,
-    moves: Callable[[int], bool] | None = None,
+    instructions_of: Callable[[int], Sequence[Instruction]] | None = None,
 ) -> list[StackAccess]:
-    """`moves(index)`: False for a packet that neither writes a register, accesses memory nor calls (skipped)."""
+    """`instructions_of(index)`: the instructions of packet `index` that may write a register, access memory or call
+    (the others change nothing here); None: every instruction of cfg.packets[index]."""
     accesses = []
+    addresses = cfg.packet_addresses
     for index in range(block.first_packet, block.last_packet + 1):
-        if moves is not None and not moves(index):
+        instructions = cfg.packets[index].instructions if instructions_of is None else instructions_of(index)
+        if not instructions:
             continue
-        packet = cfg.packets[index]
-        for instruction in packet.instructions:
+        for instruction in instructions:
             memory = instruction.memory
             if memory is not None and (memory.base in STACK_BASES or memory.base in state):
-                accesses.append(_classify(instruction, state, packet.address, loop))
+                accesses.append(_classify(instruction, state, addresses[index], loop))
         if state or index in seeds:
-            state = _transfer(packet, state)
+            state = _transfer(instructions, state)
     return accesses
 
 
@@ -692,17 +697,17 @@ def _stack_accesses_from_facts(
     cfg: FunctionCfg,
     facts: _InstructionFacts,
     loop_of: Sequence[int | None],
-    moves: Callable[[int], bool] | None = None,
+    instructions_of: Callable[[int], Sequence[Instruction]] | None = None,
 ) -> list[StackAccess]:
     """`_stack_accesses` without walking every instruction again: outside the blocks where an SP/FP-derived register
-    may live, the stack accesses are exactly the r29/r30-based ones the instruction pass already found. `moves`: see
-    _block_accesses (None: every packet may)."""
+    may live, the stack accesses are exactly the r29/r30-based ones the instruction pass already found.
+    `instructions_of`: see _block_accesses."""
     addresses = cfg.packet_addresses
     if not facts.seeds:
         accesses = _direct_accesses(facts.direct, addresses, loop_of)
     else:
         seeds = set(facts.seeds)
-        entry_states = _derived_registers_at_blocks(cfg, seeds, moves)
+        entry_states = _derived_registers_at_blocks(cfg, seeds, instructions_of)
         firsts = [block.first_packet for block in cfg.blocks]
         tracked = set()
         for number, block in enumerate(cfg.blocks):
@@ -716,7 +721,7 @@ def _stack_accesses_from_facts(
         for number in sorted(tracked):
             block = cfg.blocks[number]
             state = entry_states.get(block.start, {})
-            accesses += _block_accesses(cfg, block, state, seeds, innermost.get(block.start), moves)
+            accesses += _block_accesses(cfg, block, state, seeds, innermost.get(block.start), instructions_of)
     accesses.sort(key=_ACCESS_ORDER)
     return accesses
 
@@ -867,7 +872,7 @@ def _classify(instruction: Instruction, state: dict[str, Derived], packet_addres
 
 
 def _derived_registers_at_blocks(
-    cfg: FunctionCfg, seeds: set[int], moves: Callable[[int], bool] | None = None
+    cfg: FunctionCfg, seeds: set[int], instructions_of: Callable[[int], Sequence[Instruction]] | None = None
 ) -> dict[int, dict[str, Derived]]:
     """Block start -> SP/FP-derived registers on entry: a worklist over the blocks in address order, last in first
     out, an unvisited predecessor left out of the join. Outside the blocks a seed packet reaches every state is empty,
@@ -908,8 +913,9 @@ def _derived_registers_at_blocks(
                     if position == len(seed_list) or seed_list[position] > last:
                         break
                     index = seed_list[position]
-                if moves is None or moves(index):
-                    state = _transfer(cfg.packets[index], state)
+                state = _transfer(
+                    cfg.packets[index].instructions if instructions_of is None else instructions_of(index), state
+                )
                 index += 1
             if exit_states[number] is not None and exit_states[number] == state:
                 continue
@@ -953,12 +959,16 @@ def _join(states: list[dict[str, Derived]]) -> dict[str, Derived]:
     return result
 
 
-def _transfer(packet: Packet, state: dict[str, Derived]) -> dict[str, Derived]:
-    """Packet semantics: every instruction reads the registers as they were before the packet."""
+def _transfer(instructions: Sequence[Instruction], state: dict[str, Derived]) -> dict[str, Derived]:
+    """A packet's instructions (at least those that write, access memory or call). Packet semantics: every
+    instruction reads the registers as they were before the packet."""
+    if not instructions:
+        return state
     updates: dict[str, Derived | None] = {}
-    for instruction in packet.instructions:
+    for instruction in instructions:
         for write in instruction.writes:
-            updates[write.dest] = _written_value(write, state)
+            # a write from no register (a constant, a load) derives nothing
+            updates[write.dest] = None if write.source is None else _written_value(write, state)
         memory = instruction.memory
         if memory is not None:
             if memory.post_increment and memory.base in state:
@@ -973,13 +983,13 @@ def _transfer(packet: Packet, state: dict[str, Derived]) -> dict[str, Derived]:
         return state
     result = dict(state)
     for register, value in updates.items():
-        for name in _registers(register):
-            if name in STACK_BASES:
-                continue
-            if value is None:
-                result.pop(name, None)
-            else:
-                result[name] = value
+        # keys are single registers (writes name each half of a pair, loads were split above); r29/r30 never count
+        if register in STACK_BASES:
+            continue
+        if value is None:
+            result.pop(register, None)
+        else:
+            result[register] = value
     return result
 
 

@@ -1668,6 +1668,20 @@ class PacketRange(Sequence[Packet]):
         base = self.scan.address
         return [base + (word << 2) for word in found[bisect_left(found, first) : bisect_left(found, last)]]
 
+    def packet_instructions(self, index: int, mask: int) -> list[Instruction]:
+        """The instructions of packet `index` whose words' flags share a bit with `mask`, in packet order, built as
+        instructions_with builds them."""
+        scan = self.scan
+        packet = self.low + index
+        first = (scan.packet_addresses[packet] - scan.address) >> 2
+        last = (scan.packet_addresses[packet + 1] - scan.address) >> 2
+        flags, instructions_of = scan.word_flags, scan.word_instructions
+        result: list[Instruction] = []
+        for word in range(first, last):
+            if flags[word] & mask:
+                result.extend(instructions_of(word, packet))
+        return result
+
     def count_words_with(self, mask: int) -> tuple[int, int | None]:
         """How many words of the range have flags sharing a bit with `mask`, and the address of the first."""
         found = self.scan.words_with(mask)
