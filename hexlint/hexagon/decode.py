@@ -1527,6 +1527,7 @@ class CodeScan:
     word_flags: list[int]
     _opened: dict[int, Packet] = field(default_factory=dict)
     _words_with: dict[int, list[int]] = field(default_factory=dict)
+    _endloop_packets: list[tuple[list[int], list[frozenset[int]]]] = field(default_factory=list)  # one entry once known
 
     def __len__(self) -> int:
         return len(self.chunks)
@@ -1585,6 +1586,20 @@ class CodeScan:
         if size >= 3 and self.words[first + 1] & 0xC000 == 0x8000:
             markers |= 2
         return _ENDLOOPS[markers - 1] if markers else _NO_ENDLOOP
+
+    def endloop_packets(self) -> tuple[list[int], list[frozenset[int]]]:
+        """The ascending indexes of the packets with :endloop markers, and their markers (computed once)."""
+        found = self._endloop_packets
+        if not found:
+            packets: list[int] = []
+            markers: list[frozenset[int]] = []
+            for index in self.range(0, len(self.chunks)).packets_with(WORD_ENDLOOP_BITS):
+                endloop = self.endloop(index)
+                if endloop:
+                    packets.append(index)
+                    markers.append(endloop)
+            found.append((packets, markers))
+        return found[0]
 
     def packet_flags(self, index: int) -> int:
         """The union of the flags of the packet's words (WORD_ENDLOOP_BITS left out)."""
@@ -1695,12 +1710,9 @@ class PacketRange(Sequence[Packet]):
 
     def endloops(self) -> dict[int, frozenset[int]]:
         """Index -> :endloop markers of every packet that has some, without decoding the packets."""
-        found = {}
-        for index in self.packets_with(WORD_ENDLOOP_BITS):
-            endloop = self.scan.endloop(self.low + index)
-            if endloop:
-                found[index] = endloop
-        return found
+        packets, markers = self.scan.endloop_packets()
+        low, high = bisect_left(packets, self.low), bisect_left(packets, self.high)
+        return {packets[position] - self.low: markers[position] for position in range(low, high)}
 
     def instructions_with(self, mask: int) -> list[tuple[int, Instruction]]:
         """(index in the range, instruction) of every word whose flags share a bit with `mask` (WORD_ENDLOOP_BITS
