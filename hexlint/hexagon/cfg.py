@@ -301,25 +301,21 @@ def _blocks(addresses: list[int], packet_ends: list[int], scan: _Scan) -> _Graph
     starts = [addresses[first] for first in firsts]
     ends = [packet_ends[last] for last in lasts]
     retreating = False
-    blocks = []
-    new, set_fields, block_class, start_of = object.__new__, object.__setattr__, BasicBlock, starts.__getitem__
     for number, successors in enumerate(block_successors):
         if successors and min(successors) <= number:
             retreating = True
-        block = new(block_class)
-        set_fields(
-            block,
-            "__dict__",
-            {
-                "start": starts[number],
-                "end": ends[number],
-                "first_packet": firsts[number],
-                "last_packet": lasts[number],
-                "successors": tuple(map(start_of, successors)),
-            },
-        )
-        blocks.append(block)
-    return _Graph(tuple(blocks), starts, ends, firsts, lasts, block_successors, endloop_edges, retreating)
+            break
+    new, set_fields, block_class, start_of = object.__new__, object.__setattr__, BasicBlock, starts.__getitem__
+
+    def block(start: int, end: int, first: int, last: int, successors: list[int]) -> BasicBlock:
+        instance = new(block_class)
+        fields = {"start": start, "end": end, "first_packet": first, "last_packet": last}
+        fields["successors"] = tuple(map(start_of, successors))
+        set_fields(instance, "__dict__", fields)
+        return instance
+
+    blocks = tuple(map(block, starts, ends, firsts, lasts, block_successors))
+    return _Graph(blocks, starts, ends, firsts, lasts, block_successors, endloop_edges, retreating)
 
 
 def _add_endloop_edges(

@@ -1688,13 +1688,22 @@ class PacketRange(Sequence[Packet]):
         instructions_with builds them."""
         scan = self.scan
         packet = self.low + index
-        first = (scan.packet_addresses[packet] - scan.address) >> 2
-        last = (scan.packet_addresses[packet + 1] - scan.address) >> 2
-        flags, instructions_of = scan.word_flags, scan.word_instructions
+        base = scan.address
+        first = (scan.packet_addresses[packet] - base) >> 2
+        last = (scan.packet_addresses[packet + 1] - base) >> 2
+        flags, words, cache = scan.word_flags, scan.words, scan.cache
         result: list[Instruction] = []
-        for word in range(first, last):
-            if flags[word] & mask:
-                result.extend(instructions_of(word, packet))
+        opened = packet in scan._opened
+        for index in range(first, last):
+            if flags[index] & mask:
+                word = words[index]
+                # as instructions_with: a word seen before, no extender before it, its packet not decoded
+                if word & 0xC000 and (index == first or words[index - 1] >= 0x10000000) and not opened:
+                    fields = cache.words.get(word)
+                    if fields is not None:
+                        result.append(_at(fields, base + (index << 2)))
+                        continue
+                result.extend(scan.word_instructions(index, packet))
         return result
 
     def count_words_with(self, mask: int) -> tuple[int, int | None]:
