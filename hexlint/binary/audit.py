@@ -223,11 +223,16 @@ class FunctionAudit:
     is_dma_worker: bool = False
 
     def spills(self, *, vector: bool, in_loop: bool) -> tuple[StackAccess, ...]:
-        return tuple(
-            access
-            for access in self.stack_accesses
-            if access.is_spill and access.is_vector == vector and (access.loop is not None) == in_loop
-        )
+        return self._spills_by_kind.get((vector, in_loop), ())
+
+    @functools.cached_property
+    def _spills_by_kind(self) -> dict[tuple[bool, bool], tuple[StackAccess, ...]]:
+        """(vector, in loop) -> spill accesses, in order: the rules and the table ask several times per function."""
+        groups: dict[tuple[bool, bool], list[StackAccess]] = {}
+        for access in self.stack_accesses:
+            if access.slot is not None and access.buffer_reason is None:  # is_spill
+                groups.setdefault((access.is_vector, access.loop is not None), []).append(access)
+        return {kind: tuple(group) for kind, group in groups.items()}
 
     @property
     def inloop_vector_spills(self) -> int:
