@@ -13,11 +13,12 @@ for every audit and every scan timed here, so a round never profits from the one
 
 What is timed, in N alternating rounds (one of each per round, so a load spike hits every contender alike; the best
 round of each is kept):
-  audit        in process, from the file: read the ELF, decode every packet, build every CFG and its loops, follow
-               SP/FP-derived registers, count spills/promotions/divisions/HVX, run the five HX2xx checks
-               (what `hexlint --spills --promotions --division --strict LIB` does after Python has started)
-  scan         in process: read the ELF and scan_code every code section (split into packets, flag every word: one
-               full decoding per distinct word), the part of the audit that reads every byte
+  audit        in process, from the file: read the ELF, scan every code section, decode the instructions that can
+               matter, build every CFG and its loops, follow SP/FP-derived registers, count spills/promotions/
+               divisions/HVX, run the five HX2xx checks (what `hexlint --spills --promotions --division --strict LIB`
+               does after Python has started)
+  scan         in process: read the ELF and scan_code every code section (split into packets, flag every distinct
+               word, mostly from its bit fields), the part of the audit that reads every byte
   objdump>null `llvm-objdump-22 -d --mcpu=hexagonvNN LIB` writing to /dev/null (its cheapest output)
   objdump|pipe the same writing to a pipe this script reads to the end (what a user or a script that scans the
                listing sees); its time is the objdump process's, the reader's own CPU is not counted
