@@ -13,7 +13,8 @@ hardware loop an `:endloop` packet returns to is found by data flow (the `loopN`
 by address, so the odd layouts above are handled. Irreducible cycles (a retreating edge whose target does not
 dominate its source) are reported as loops too, flagged `irreducible`.
 
-Cost: one pass over the instructions finds the few control packets (branches, loop set-ups, `:endloop`); everything
+Cost: one pass over the instructions finds the few control packets (branches, loop set-ups, `:endloop`), or the
+caller hands them over (the binary audit reads them from a scan's flagged words, decoding no packet); everything
 after works on block numbers. A function whose edges all go to higher addresses has no cycle, hence no loop: it skips
 dominators. Otherwise blocks are renumbered in reverse postorder, where the Cooper-Harvey-Kennedy dominator
 intersection and the dominance test are plain integer comparisons.
