@@ -9,14 +9,16 @@ from our own code (the core's kernels compiled four times with growing unroll th
 with llvm-objcopy, linked into one .so; needs clang-22, ld.lld-22 and llvm-objcopy-22, skipped otherwise).
 
 Cold, as a CLI run of one library: the decoder's cross-call cache (hexlint.hexagon.decode.DecodeCache) starts empty
-for every audit and every decode timed here, so a round never profits from the one before.
+for every audit and every scan timed here, so a round never profits from the one before.
 
 What is timed, in N alternating rounds (one of each per round, so a load spike hits every contender alike; the best
 round of each is kept):
-  audit        in process, from the file: read the ELF, decode every packet, build every CFG and its loops, follow
-               SP/FP-derived registers, count spills/promotions/divisions/HVX, run the five HX2xx checks
-               (what `hexlint --spills --promotions --division --strict LIB` does after Python has started)
-  decode       in process: decode_packets on every code section alone (part of the audit, to locate the cost)
+  audit        in process, from the file: read the ELF, scan every code section, decode the instructions that can
+               matter, build every CFG and its loops, follow SP/FP-derived registers, count spills/promotions/
+               divisions/HVX, run the five HX2xx checks (what `hexlint --spills --promotions --division --strict LIB`
+               does after Python has started)
+  scan         in process: read the ELF and scan_code every code section (split into packets, flag every distinct
+               word, mostly from its bit fields), the part of the audit that reads every byte
   objdump>null `llvm-objdump-22 -d --mcpu=hexagonvNN LIB` writing to /dev/null (its cheapest output)
   objdump|pipe the same writing to a pipe this script reads to the end (what a user or a script that scans the
                listing sees); its time is the objdump process's, the reader's own CPU is not counted
@@ -29,7 +31,6 @@ objdump) is what a busy shared machine disturbs least. Ratios objdump/audit > 1 
 from __future__ import annotations
 
 import argparse
-import functools
 import resource
 import shutil
 import subprocess
@@ -48,7 +49,7 @@ from big_library import build_big_library  # noqa: E402
 from hexlint.binary.audit import audit_image  # noqa: E402
 from hexlint.binary.run import binary_checks, rule_options  # noqa: E402
 from hexlint.elf import load_elf  # noqa: E402
-from hexlint.hexagon.decode import DecodeCache, decode_packets  # noqa: E402
+from hexlint.hexagon.decode import DecodeCache, scan_code  # noqa: E402
 
 CORE = REPO / "fixtures" / "htp-core"
 PIPE_CHUNK = 1 << 16
@@ -82,7 +83,7 @@ def best(timings: list[Timing]) -> Timing:
 
 def whole_audit(path: Path) -> int:
     image = load_elf(path)
-    audit = audit_image(image, decode=functools.partial(decode_packets, cache=DecodeCache()))
+    audit = audit_image(image, cache=DecodeCache())
     options = rule_options({}, _namespace())
     found = 0
     for code, check in binary_checks().items():
@@ -98,11 +99,11 @@ def _namespace() -> argparse.Namespace:
     return parser.parse_args([])
 
 
-def decode_only(path: Path) -> None:
+def scan_only(path: Path) -> None:
     image = load_elf(path)
     cache = DecodeCache()
     for section in image.code_sections:
-        decode_packets(section.data, section.address, image.cpu or 0x73, cache=cache)
+        scan_code(section.data, section.address, image.cpu or 0x73, cache=cache)
 
 
 def objdump_to_null(objdump: str, path: Path, cpu: str) -> None:
@@ -130,7 +131,7 @@ def measure(library: Path, objdump: str, rounds: int, command: bool) -> dict[str
     cpu_name = load_elf(library).cpu_name
     contenders: dict[str, tuple[Callable[[], object], Callable[[], float]]] = {
         "audit": (lambda: whole_audit(library), _own_cpu),
-        "decode": (lambda: decode_only(library), _own_cpu),
+        "scan": (lambda: scan_only(library), _own_cpu),
         "objdump>null": (lambda: objdump_to_null(objdump, library, cpu_name), _children_cpu),
         "objdump|pipe": (lambda: objdump_to_pipe(objdump, library, cpu_name), _children_cpu),
     }
@@ -178,7 +179,7 @@ def main() -> int:
             for name in ("objdump>null", "objdump|pipe"):
                 other = best_times[name]
                 print(f"  {name}/audit: wall {other.wall / audit.wall:.2f}, cpu {other.cpu / audit.cpu:.2f}")
-            print(f"  decode alone is {best_times['decode'].cpu / audit.cpu:.0%} of the audit's cpu")
+            print(f"  reading and scanning alone is {best_times['scan'].cpu / audit.cpu:.0%} of the audit's cpu")
     return 0
 
 

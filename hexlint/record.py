@@ -75,14 +75,15 @@ def replace(record_value: _T, /, **changes: Any) -> _T:
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(field,))
-def record(cls: type[_T] | None = None, /, *, frozen: bool = True) -> Any:
-    """Make `cls` a record: its annotated class attributes are its fields, in order (like @dataclass(frozen=True))."""
+def record(cls: type[_T] | None = None, /, *, frozen: bool = True, eq: bool = True) -> Any:
+    """Make `cls` a record: its annotated class attributes are its fields, in order (like @dataclass(frozen=True)).
+    With eq=False two records are equal only when they are the same object (a big, shared one)."""
     if cls is None:
-        return lambda undecorated: _make_record(undecorated, frozen)
-    return _make_record(cls, frozen)
+        return lambda undecorated: _make_record(undecorated, frozen, eq)
+    return _make_record(cls, frozen, eq)
 
 
-def _make_record(cls: type[_T], frozen: bool) -> type[_T]:
+def _make_record(cls: type[_T], frozen: bool, eq: bool = True) -> type[_T]:
     own = _own_fields(cls)
     inherited = [item for base in reversed(cls.__mro__[1:]) for item in getattr(base, "__record_fields__", ())]
     by_name = {item.name: item for item in (*inherited, *own)}
@@ -94,7 +95,9 @@ def _make_record(cls: type[_T], frozen: bool) -> type[_T]:
     _set_if_absent(cls, "__repr__", _repr_method(tuple(item.name for item in all_fields if item.repr)))
     # eq makes a mutable record unhashable (as a dataclass); a frozen one hashes its compared fields.
     compiled = [name for name in ("__init__", "__eq__", "__hash__") if name not in cls.__dict__]
-    if not frozen and "__hash__" in compiled:
+    if not eq:  # object's identity eq and hash, as @dataclass(eq=False)
+        compiled = [name for name in compiled if name == "__init__"]
+    elif not frozen and "__hash__" in compiled:
         compiled.remove("__hash__")
         cls.__hash__ = None
 

@@ -253,3 +253,50 @@ def test_fuzzed_debug_info_never_stops_line_lookups(seed):
     for function in mutated.functions[:5]:
         debug.location(function.address)
         debug.frames(function.address)
+
+
+def _committed_libraries() -> list[Path]:
+    found = sorted((ROOT / "tests" / "data" / "decoder").glob("*.so"))
+    found += sorted((ROOT / "fixtures" / "htp-core" / "lib").glob("*.so"))
+    return found + sorted((ROOT / "fixtures" / "binary").glob("*.so"))
+
+
+@pytest.mark.parametrize("library", _committed_libraries(), ids=lambda p: p.name)
+def test_symbols_read_with_struct_equal_those_pyelftools_reads(library, monkeypatch):
+    fast = load_elf(library).functions
+    monkeypatch.setattr("hexlint.elf.reader._function_symbols", lambda *arguments: None)
+    assert load_elf(library).functions == fast
+
+
+@settings(max_examples=60, deadline=None)
+@given(offset=st.integers(min_value=0, max_value=4096), junk=st.binary(min_size=1, max_size=8))
+def test_symbols_of_a_corrupted_symbol_table_read_as_pyelftools_reads_them(offset, junk):
+    """The struct reader takes only the plain layout; anything else goes to pyelftools, errors included."""
+    data = bytearray(DIVISION_TWIN.read_bytes())
+    table = next(section for section in _sections(data) if section[0] == 2)  # SHT_SYMTAB
+    start = table[1] + offset % max(table[2], 1)
+    data[start : start + len(junk)] = junk
+
+    def read() -> object:
+        try:
+            return read_elf_bytes("lib.so", bytes(data)).functions
+        except ElfError as error:
+            return str(error)
+
+    fast = read()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("hexlint.elf.reader._function_symbols", lambda *arguments: None)
+        assert read() == fast
+
+
+def _sections(data: bytearray) -> list[tuple[int, int, int]]:
+    """(sh_type, sh_offset, sh_size) of every section header of a little-endian ELF32."""
+    import struct
+
+    (shoff,) = struct.unpack_from("<I", data, 0x20)
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x2E)
+    headers = []
+    for number in range(shnum):
+        _, kind, _, _, offset, size = struct.unpack_from("<IIIIII", data, shoff + number * shentsize)
+        headers.append((kind, offset, size))
+    return headers

@@ -173,3 +173,14 @@ def test_both_forms_build_compare_and_refuse_alike(busy: bool) -> None:
     for bad_call in (lambda: cls(), lambda: cls("a", 1, (), 4), lambda: cls("a", path="b"), lambda: cls("a", x=1)):
         with pytest.raises(TypeError):
             bad_call()
+
+
+def test_an_eq_false_record_compares_and_hashes_by_identity() -> None:
+    @record.record(eq=False)
+    class Shared:
+        data: bytes
+
+    first = Shared(b"x")
+    assert first == first and first != Shared(b"x") and hash(first) == object.__hash__(first)
+    with pytest.raises(record.FrozenInstanceError):
+        first.data = b"y"  # type: ignore[misc]

@@ -32,11 +32,26 @@ import gc
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from itertools import islice
+from itertools import accumulate, islice
 from operator import attrgetter, lt
 from typing import TYPE_CHECKING, Any
 
 from hexlint.hexagon.cfg import BasicBlock, FunctionCfg, build_cfg, frozen_instance
+from hexlint.hexagon.decode import (
+    WORD_BRANCH,
+    WORD_CALL,
+    WORD_DOUBLE,
+    WORD_HVX,
+    WORD_LOOP_SETUP,
+    WORD_MEMORY,
+    WORD_STACK_COPY,
+    WORD_STACK_MEMORY,
+    WORD_WRITES,
+    CodeScan,
+    DecodeCache,
+    PacketRange,
+    scan_code,
+)
 from hexlint.record import field, record, replace
 
 if TYPE_CHECKING:  # hexlint.elf imports pyelftools: only a run that audits a binary pays for that import
@@ -208,11 +223,16 @@ class FunctionAudit:
     is_dma_worker: bool = False
 
     def spills(self, *, vector: bool, in_loop: bool) -> tuple[StackAccess, ...]:
-        return tuple(
-            access
-            for access in self.stack_accesses
-            if access.is_spill and access.is_vector == vector and (access.loop is not None) == in_loop
-        )
+        return self._spills_by_kind.get((vector, in_loop), ())
+
+    @functools.cached_property
+    def _spills_by_kind(self) -> dict[tuple[bool, bool], tuple[StackAccess, ...]]:
+        """(vector, in loop) -> spill accesses, in order: the rules and the table ask several times per function."""
+        groups: dict[tuple[bool, bool], list[StackAccess]] = {}
+        for access in self.stack_accesses:
+            if access.slot is not None and access.buffer_reason is None:  # is_spill
+                groups.setdefault((access.is_vector, access.loop is not None), []).append(access)
+        return {kind: tuple(group) for kind, group in groups.items()}
 
     @property
     def inloop_vector_spills(self) -> int:
@@ -290,14 +310,15 @@ def audit_image(
     image: ElfImage,
     settings: AuditSettings | None = None,
     function_filter: Callable[[str], bool] | None = None,
-    decode: Callable[..., list[Packet]] | None = None,
+    cache: DecodeCache | None = None,
 ) -> LibraryAudit:
-    """Decode every code section once and audit each function (those `function_filter` accepts)."""
+    """Scan every code section once and audit each function (those `function_filter` accepts). `cache`: the decoder's
+    cache (hexlint.hexagon.decode.DecodeCache; None: the process-wide one, so the libraries of one run share it)."""
     # Hundreds of thousands of small immutable objects: the cyclic GC would rescan them again and again for nothing.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _audit_image(image, settings or AuditSettings(), function_filter, decode)
+        return _audit_image(image, settings or AuditSettings(), function_filter, cache)
     finally:
         if was_enabled:
             gc.freeze()  # the audit's objects hold no cycles: keep later collections from rescanning all of them
@@ -308,28 +329,43 @@ def _audit_image(
     image: ElfImage,
     settings: AuditSettings,
     function_filter: Callable[[str], bool] | None,
-    decode: Callable[..., list[Packet]] | None,
+    cache: DecodeCache | None,
 ) -> LibraryAudit:
     cpu = image.cpu or 0x73
     symbols = [s for s in _unique_functions(image.functions) if function_filter is None or function_filter(s.name)]
     functions = []
     if function_filter is not None:
-        if decode is None:
-            from hexlint.hexagon.decode import decode_packets as decode
-        # A few functions asked for (--func, --disasm): decode only their bytes; functions start on packet boundaries.
+        # A few functions asked for (--func, --disasm): scan only their bytes; functions start on packet boundaries.
         for symbol in symbols:
             section = image.section_at(symbol.address)
             if section is None:
                 continue
             offset = symbol.address - section.address
-            code = section.data[offset : offset + symbol.size]
-            functions.append(audit_function(symbol, decode(code, symbol.address, cpu), image, settings))
+            scan = scan_code(section.data[offset : offset + symbol.size], symbol.address, cpu, cache)
+            functions.append(_audit_function(symbol, scan.range(0, len(scan)), image, settings))
     else:
-        packets, addresses = _decode_code_sections(image, cpu, decode)
-        for symbol in symbols:
-            low = bisect_left(addresses, symbol.address)
-            high = bisect_left(addresses, symbol.end)
-            functions.append(audit_function(symbol, packets[low:high], image, settings))
+        section_scans = [scan_code(section.data, section.address, cpu, cache) for section in image.code_sections]
+        scans = sorted(section_scans, key=_SCAN_ADDRESS)
+        addresses = [address for scan in scans for address in scan.packet_addresses[:-1]]
+        if not all(map(lt, addresses, islice(addresses, 1, None))):  # overlapping sections: every packet, by address
+            all_packets = sorted(
+                (scan.packet(index) for scan in section_scans for index in range(len(scan))), key=_SCAN_ADDRESS
+            )
+            addresses = [packet.address for packet in all_packets]
+            for symbol in symbols:
+                low, high = bisect_left(addresses, symbol.address), bisect_left(addresses, symbol.end)
+                functions.append(audit_function(symbol, all_packets[low:high], image, settings))
+        else:
+            # packet index where each scan starts in `addresses`
+            offsets = list(accumulate((len(scan) for scan in scans), initial=0))
+            for symbol in symbols:
+                low, high = bisect_left(addresses, symbol.address), bisect_left(addresses, symbol.end)
+                number = max(bisect_right(offsets, low) - 1, 0)
+                if number < len(scans) and high <= offsets[number + 1]:
+                    packets: Sequence[Packet] = scans[number].range(low - offsets[number], high - offsets[number])
+                else:  # a function that runs past its section's end: its packets come from several scans
+                    packets = [_packet_at(scans, offsets, index) for index in range(low, high)]
+                functions.append(_audit_function(symbol, packets, image, settings))
     from hexlint.elf import DebugInfo
 
     debug = DebugInfo(image)
@@ -377,20 +413,12 @@ def _in_frame_object(access: StackAccess, objects: tuple[FrameObject, ...]) -> S
     return access if owner is None else replace(access, buffer_reason=f"stack variable `{owner.name}` (DWARF)")
 
 
-def _decode_code_sections(
-    image: ElfImage, cpu: int, decode: Callable[..., list[Packet]] | None
-) -> tuple[list[Packet], list[int]]:
-    """Every packet of every code section by address, and their addresses: one decode of each byte for all functions."""
-    if decode is None:
-        from hexlint.hexagon.decode import decode_packets as decode
-    packets: list[Packet] = []
-    for section in image.code_sections:
-        packets.extend(decode(section.data, section.address, cpu))
-    addresses = [packet.address for packet in packets]
-    if not all(map(lt, addresses, islice(addresses, 1, None))):  # sections out of order or overlapping
-        packets.sort(key=attrgetter("address"))
-        addresses = [packet.address for packet in packets]
-    return packets, addresses
+_SCAN_ADDRESS = attrgetter("address")
+
+
+def _packet_at(scans: list[CodeScan], offsets: list[int], index: int) -> Packet:
+    number = bisect_right(offsets, index) - 1
+    return scans[number].packet(index - offsets[number])
 
 
 def _unique_functions(functions: Iterable[FunctionSymbol]) -> list[FunctionSymbol]:
@@ -430,7 +458,9 @@ def _helper_kinds(helper: str | None, promotion: tuple[str, ...], division: tupl
 class _InstructionFacts:
     """What one pass over a function's instructions finds (packet indexes, in address order)."""
 
-    control: list[int]  # packets holding a branch, a loop set-up or an :endloop marker (for the CFG)
+    # packets holding a branch, a loop set-up or an :endloop marker -> (those markers, its branches and loop set-ups),
+    # what build_cfg reads of them
+    control: dict[int, tuple[frozenset[int], list[Instruction]]]
     seeds: list[int]  # packets that derive a register other than SP/FP from SP/FP
     direct: list[tuple[int, Instruction]]  # memory accesses based on r29/r30 themselves
     calls: list[tuple[int, Instruction]]  # calls and tail calls
@@ -439,50 +469,67 @@ class _InstructionFacts:
     first_hvx: int | None
 
 
-def _instruction_facts(packets: tuple[Packet, ...], start: int, end: int, is_helper: bool) -> _InstructionFacts:
-    control: list[int] = []
+# The words the instruction pass reads of a PacketRange (and WORD_DOUBLE outside helpers): a branch, a loop set-up,
+# an SP/FP-based access, an SP/FP copy (a seed); any other word only counts when it is an HVX one.
+_FACT_WORDS = WORD_BRANCH | WORD_LOOP_SETUP | WORD_STACK_MEMORY | WORD_STACK_COPY
+# An instruction without these neither changes the SP/FP-derived registers nor accesses memory through one.
+_DATA_FLOW_WORDS = WORD_WRITES | WORD_MEMORY | WORD_CALL
+
+
+def _instruction_facts(packets: Sequence[Packet], start: int, end: int, is_helper: bool) -> _InstructionFacts:
+    """One pass over the instructions. Of a PacketRange, only over the words whose flags say they may matter (a
+    branch, a loop set-up, an SP/FP-based access or copy, outside helpers a double operation), built one by one
+    without their packets; its HVX words are counted and its :endloop markers read from the parse bits."""
+    if isinstance(packets, PacketRange):
+        mask = _FACT_WORDS if is_helper else _FACT_WORDS | WORD_DOUBLE
+        instructions: Iterable[tuple[int, Instruction]] = packets.instructions_with(mask)
+        endloops = packets.endloops()
+        hvx, first_hvx = packets.count_words_with(WORD_HVX)
+    else:
+        instructions = [
+            (index, instruction) for index, packet in enumerate(packets) for instruction in packet.instructions
+        ]
+        endloops = {index: packet.endloop for index, packet in enumerate(packets) if packet.endloop}
+        hvx_words = [instruction.address for _, instruction in instructions if instruction.is_hvx]
+        hvx, first_hvx = len(hvx_words), hvx_words[0] if hvx_words else None
+    # packet index -> (its :endloop markers, its branches and loop set-ups): what the CFG reads of a control packet
+    control: dict[int, tuple[frozenset[int], list[Instruction]]] = {
+        index: (endloop, []) for index, endloop in endloops.items()
+    }
     seeds: list[int] = []
     direct: list[tuple[int, Instruction]] = []
     calls: list[tuple[int, Instruction]] = []
     doubles: list[tuple[int, Instruction]] = []
-    hvx = 0
-    first_hvx = None
-    for index, packet in enumerate(packets):
-        is_control = bool(packet.endloop)
-        is_seed = False
-        for instruction in packet.instructions:
-            if instruction.is_hvx:
-                hvx += 1
-                if first_hvx is None:
-                    first_hvx = instruction.address
-            writes = instruction.writes
-            if writes and not is_seed:
-                for write in writes:
-                    # r29/r30 themselves are never tracked (`r30 = r29`, allocframe): only another register can carry
-                    if write.source in STACK_BASES and write.dest not in STACK_BASES:
-                        is_seed = True
-            memory = instruction.memory
-            if memory is not None and memory.base in STACK_BASES:
-                direct.append((index, instruction))
-            branch = instruction.branch
-            if branch is None:
-                if instruction.loop_setup is not None:
-                    is_control = True
-                if (instruction.float_to_double or instruction.double_arith) and not is_helper:
-                    doubles.append((index, instruction))
+    no_endloop: frozenset[int] = frozenset()
+    for index, instruction in instructions:
+        memory = instruction.memory
+        if memory is not None and memory.base in STACK_BASES:
+            direct.append((index, instruction))
+        writes = instruction.writes
+        if writes and (not seeds or seeds[-1] != index):
+            for write in writes:
+                # r29/r30 themselves are never tracked (`r30 = r29`, allocframe): only another register carries one
+                if write.source in STACK_BASES and write.dest not in STACK_BASES:
+                    seeds.append(index)
+                    break
+        branch = instruction.branch
+        if branch is None:
+            if (instruction.float_to_double or instruction.double_arith) and not is_helper:
+                doubles.append((index, instruction))
+            if instruction.loop_setup is None:
                 continue
-            is_control = True
-            if branch == "call" or branch == "callr":
+        elif branch == "call" or branch == "callr":
+            calls.append((index, instruction))
+        elif branch == "jump":
+            # a direct jump leaving the function is a call that does not come back (tail call)
+            target = instruction.target
+            if target is not None and not start <= target < end:
                 calls.append((index, instruction))
-            elif branch == "jump":
-                # a direct jump leaving the function is a call that does not come back (tail call)
-                target = instruction.target
-                if target is not None and not start <= target < end:
-                    calls.append((index, instruction))
-        if is_control:
-            control.append(index)
-        if is_seed:
-            seeds.append(index)
+        entry = control.get(index)
+        if entry is None:
+            control[index] = (endloops.get(index, no_endloop), [instruction])
+        else:
+            entry[1].append(instruction)
     return _InstructionFacts(control, seeds, direct, calls, doubles, hvx, first_hvx)
 
 
@@ -490,7 +537,13 @@ def audit_function(
     symbol: FunctionSymbol, packets: Sequence[Packet], image: ElfImage | None, settings: AuditSettings
 ) -> FunctionAudit:
     """The facts of one function: one pass over its instructions, its CFG, then only the instructions that matter."""
-    packets = tuple(packets)
+    return _audit_function(symbol, tuple(packets), image, settings)
+
+
+def _audit_function(
+    symbol: FunctionSymbol, packets: Sequence[Packet], image: ElfImage | None, settings: AuditSettings
+) -> FunctionAudit:
+    """audit_function of a tuple of packets or of a PacketRange (whose packets are decoded only where they matter)."""
     # exact libm names are fnmatch patterns too: one union pattern decides both kinds of promotion call
     promotion = settings.promotion_helpers + settings.double_math_functions
     division = settings.division_helpers
@@ -498,6 +551,7 @@ def audit_function(
     facts = _instruction_facts(packets, symbol.address, symbol.end, is_helper)
     cfg = build_cfg(packets, symbol.address, symbol.end, control=facts.control)
     loop_of = _innermost_loop_of_packets(cfg)
+    addresses = cfg.packet_addresses
     calls = []
     for index, instruction in facts.calls:
         helper = image.name_of_target(instruction.target, instruction.address) if image else None
@@ -507,7 +561,7 @@ def audit_function(
                 CallSite,
                 {
                     "address": instruction.address,
-                    "packet_address": packets[index].address,
+                    "packet_address": addresses[index],
                     "text": instruction.text,
                     "helper": helper,
                     "loop": loop_of[index],
@@ -521,7 +575,7 @@ def audit_function(
             DoubleOperation,
             {
                 "address": instruction.address,
-                "packet_address": packets[index].address,
+                "packet_address": addresses[index],
                 "text": instruction.text,
                 "loop": loop_of[index],
                 "is_conversion": instruction.float_to_double,
@@ -531,7 +585,17 @@ def audit_function(
     ]
     call_packets = [index for index, instruction in facts.calls if instruction.branch in ("call", "callr")]
     call_blocks = _call_blocks(cfg, call_packets)
-    stack_accesses = mark_stack_buffers(_stack_accesses_from_facts(cfg, facts, loop_of), call_blocks)
+    instructions_of = None
+    if isinstance(packets, PacketRange):
+        read: dict[int, list[Instruction]] = {}  # the data flow visits a loop's packets more than once
+
+        def instructions_of(index: int) -> list[Instruction]:
+            found = read.get(index)
+            if found is None:
+                found = read[index] = packets.packet_instructions(index, _DATA_FLOW_WORDS)  # type: ignore[union-attr]
+            return found
+
+    stack_accesses = mark_stack_buffers(_stack_accesses_from_facts(cfg, facts, loop_of, instructions_of), call_blocks)
     loops = _loop_audits(cfg, stack_accesses, calls, doubles)
     return FunctionAudit(
         name=symbol.name,
@@ -605,36 +669,50 @@ def _call_blocks(cfg: FunctionCfg, call_packets: Sequence[int]) -> list[tuple[in
     for index in sorted(set(call_packets)):
         number = bisect_right(firsts, index) - 1
         if number >= 0 and index <= cfg.blocks[number].last_packet:
-            result.append((cfg.blocks[number].start, cfg.packets[index].address))
+            result.append((cfg.blocks[number].start, cfg.packet_addresses[index]))
     return result
 
 
 def _block_accesses(
-    cfg: FunctionCfg, block: BasicBlock, state: dict[str, Derived], seeds: set[int], loop: int | None
+    cfg: FunctionCfg,
+    block: BasicBlock,
+    state: dict[str, Derived],
+    seeds: set[int],
+    loop: int | None,
+    instructions_of: Callable[[int], Sequence[Instruction]] | None = None,
 ) -> list[StackAccess]:
+    """`instructions_of(index)`: the instructions of packet `index` that may write a register, access memory or call
+    (the others change nothing here); None: every instruction of cfg.packets[index]."""
     accesses = []
+    addresses = cfg.packet_addresses
     for index in range(block.first_packet, block.last_packet + 1):
-        packet = cfg.packets[index]
-        for instruction in packet.instructions:
+        instructions = cfg.packets[index].instructions if instructions_of is None else instructions_of(index)
+        if not instructions:
+            continue
+        for instruction in instructions:
             memory = instruction.memory
             if memory is not None and (memory.base in STACK_BASES or memory.base in state):
-                accesses.append(_classify(instruction, state, packet.address, loop))
+                accesses.append(_classify(instruction, state, addresses[index], loop))
         if state or index in seeds:
-            state = _transfer(packet, state)
+            state = _transfer(instructions, state)
     return accesses
 
 
 def _stack_accesses_from_facts(
-    cfg: FunctionCfg, facts: _InstructionFacts, loop_of: Sequence[int | None]
+    cfg: FunctionCfg,
+    facts: _InstructionFacts,
+    loop_of: Sequence[int | None],
+    instructions_of: Callable[[int], Sequence[Instruction]] | None = None,
 ) -> list[StackAccess]:
     """`_stack_accesses` without walking every instruction again: outside the blocks where an SP/FP-derived register
-    may live, the stack accesses are exactly the r29/r30-based ones the instruction pass already found."""
-    packets = cfg.packets
+    may live, the stack accesses are exactly the r29/r30-based ones the instruction pass already found.
+    `instructions_of`: see _block_accesses."""
+    addresses = cfg.packet_addresses
     if not facts.seeds:
-        accesses = _direct_accesses(facts.direct, packets, loop_of)
+        accesses = _direct_accesses(facts.direct, addresses, loop_of)
     else:
         seeds = set(facts.seeds)
-        entry_states = _derived_registers_at_blocks(cfg, seeds)
+        entry_states = _derived_registers_at_blocks(cfg, seeds, instructions_of)
         firsts = [block.first_packet for block in cfg.blocks]
         tracked = set()
         for number, block in enumerate(cfg.blocks):
@@ -643,12 +721,12 @@ def _stack_accesses_from_facts(
             if holds_seed or entry_states.get(block.start):
                 tracked.add(number)
         untracked = [item for item in facts.direct if bisect_right(firsts, item[0]) - 1 not in tracked]
-        accesses = _direct_accesses(untracked, packets, loop_of)
+        accesses = _direct_accesses(untracked, addresses, loop_of)
         innermost = cfg.innermost_loop_by_block
         for number in sorted(tracked):
             block = cfg.blocks[number]
             state = entry_states.get(block.start, {})
-            accesses += _block_accesses(cfg, block, state, seeds, innermost.get(block.start))
+            accesses += _block_accesses(cfg, block, state, seeds, innermost.get(block.start), instructions_of)
     accesses.sort(key=_ACCESS_ORDER)
     return accesses
 
@@ -729,7 +807,7 @@ def _stored_before_a_call(packet_address: int, call_blocks: Sequence[tuple[int, 
 
 
 def _direct_accesses(
-    direct: list[tuple[int, Instruction]], packets: tuple[Packet, ...], loop_of: Sequence[int | None]
+    direct: list[tuple[int, Instruction]], packet_addresses: Sequence[int], loop_of: Sequence[int | None]
 ) -> list[StackAccess]:
     """`_classify` of r29/r30-based accesses with no derived register: the frame offset is the access's offset."""
     accesses = []
@@ -743,7 +821,7 @@ def _direct_accesses(
             "__dict__",
             {
                 "address": instruction.address,
-                "packet_address": packets[index].address,
+                "packet_address": packet_addresses[index],
                 "text": instruction.text,
                 "is_store": memory.is_store,
                 "is_vector": memory.is_vector,
@@ -798,7 +876,9 @@ def _classify(instruction: Instruction, state: dict[str, Derived], packet_addres
     )
 
 
-def _derived_registers_at_blocks(cfg: FunctionCfg, seeds: set[int]) -> dict[int, dict[str, Derived]]:
+def _derived_registers_at_blocks(
+    cfg: FunctionCfg, seeds: set[int], instructions_of: Callable[[int], Sequence[Instruction]] | None = None
+) -> dict[int, dict[str, Derived]]:
     """Block start -> SP/FP-derived registers on entry: a worklist over the blocks in address order, last in first
     out, an unvisited predecessor left out of the join. Outside the blocks a seed packet reaches every state is empty,
     so there a visit only keeps the worklist order (which decides the result where loops carry a derived register)."""
@@ -838,7 +918,9 @@ def _derived_registers_at_blocks(cfg: FunctionCfg, seeds: set[int]) -> dict[int,
                     if position == len(seed_list) or seed_list[position] > last:
                         break
                     index = seed_list[position]
-                state = _transfer(cfg.packets[index], state)
+                state = _transfer(
+                    cfg.packets[index].instructions if instructions_of is None else instructions_of(index), state
+                )
                 index += 1
             if exit_states[number] is not None and exit_states[number] == state:
                 continue
@@ -882,12 +964,16 @@ def _join(states: list[dict[str, Derived]]) -> dict[str, Derived]:
     return result
 
 
-def _transfer(packet: Packet, state: dict[str, Derived]) -> dict[str, Derived]:
-    """Packet semantics: every instruction reads the registers as they were before the packet."""
+def _transfer(instructions: Sequence[Instruction], state: dict[str, Derived]) -> dict[str, Derived]:
+    """A packet's instructions (at least those that write, access memory or call). Packet semantics: every
+    instruction reads the registers as they were before the packet."""
+    if not instructions:
+        return state
     updates: dict[str, Derived | None] = {}
-    for instruction in packet.instructions:
+    for instruction in instructions:
         for write in instruction.writes:
-            updates[write.dest] = _written_value(write, state)
+            # a write from no register (a constant, a load) derives nothing
+            updates[write.dest] = None if write.source is None else _written_value(write, state)
         memory = instruction.memory
         if memory is not None:
             if memory.post_increment and memory.base in state:
@@ -902,13 +988,13 @@ def _transfer(packet: Packet, state: dict[str, Derived]) -> dict[str, Derived]:
         return state
     result = dict(state)
     for register, value in updates.items():
-        for name in _registers(register):
-            if name in STACK_BASES:
-                continue
-            if value is None:
-                result.pop(name, None)
-            else:
-                result[name] = value
+        # keys are single registers (writes name each half of a pair, loads were split above); r29/r30 never count
+        if register in STACK_BASES:
+            continue
+        if value is None:
+            result.pop(register, None)
+        else:
+            result[register] = value
     return result
 
 

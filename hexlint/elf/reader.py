@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import io
+import struct
 from bisect import bisect_right
 from collections.abc import Mapping
 from pathlib import Path
@@ -156,7 +157,7 @@ def _read(name: str, data: bytes) -> ElfImage:
     for section in code_sections:
         if section.address < 0:
             raise ElfError(name, f"bad address for section {section.name}")
-    functions, has_symbols = _functions(elf, sections, bases, code_sections)
+    functions, has_symbols = _functions(elf, sections, bases, code_sections, data)
     return ElfImage(
         path=name,
         machine=machine,
@@ -195,26 +196,27 @@ def _align_up(value: int, alignment: int) -> int:
 
 
 def _functions(
-    elf: ELFFile, sections: list, bases: list[int], code_sections: tuple[CodeSection, ...]
+    elf: ELFFile, sections: list, bases: list[int], code_sections: tuple[CodeSection, ...], data: bytes
 ) -> tuple[tuple[FunctionSymbol, ...], bool]:
     table = elf.get_section_by_name(".symtab") or elf.get_section_by_name(".dynsym")
     found: dict[tuple[str, int], FunctionSymbol] = {}
     if isinstance(table, SymbolTableSection):
-        for symbol in table.iter_symbols():
-            if symbol["st_info"]["type"] != "STT_FUNC" or not symbol.name:
+        is_code = [_is_code(section) for section in sections]
+        relocatable = elf.header["e_type"] == "ET_REL"
+        symbols = _function_symbols(elf, table, sections, data)
+        if symbols is None:  # not the plain layout the fast reader knows: pyelftools, and its errors
+            symbols = [
+                (symbol.name, symbol["st_value"], symbol["st_size"], symbol["st_info"]["bind"] == "STB_LOCAL", index)
+                for symbol in table.iter_symbols()
+                if symbol["st_info"]["type"] == "STT_FUNC" and symbol.name
+                for index in [symbol["st_shndx"]]
+                if isinstance(index, int)
+            ]
+        for name, value, size, is_local, index in symbols:
+            if index >= len(sections) or not is_code[index]:
                 continue
-            index = symbol["st_shndx"]
-            if not isinstance(index, int) or index >= len(sections) or not _is_code(sections[index]):
-                continue
-            base = bases[index] if elf.header["e_type"] == "ET_REL" else 0
-            address = base + symbol["st_value"]
-            key = (symbol.name, address)
-            found[key] = FunctionSymbol(
-                name=symbol.name,
-                address=address,
-                size=symbol["st_size"],
-                is_local=symbol["st_info"]["bind"] == "STB_LOCAL",
-            )
+            address = (bases[index] if relocatable else 0) + value
+            found[(name, address)] = FunctionSymbol(name=name, address=address, size=size, is_local=is_local)
     functions = sorted(found.values(), key=lambda function: (function.address, function.name))
     functions = _infer_missing_sizes(functions, code_sections)
     if functions:
@@ -223,6 +225,45 @@ def _functions(
     return tuple(
         FunctionSymbol(f"<{section.name}>", section.address, len(section.data), True, True) for section in code_sections
     ), False
+
+
+_ELF32_SYMBOL = struct.Struct("<IIIBBH")  # st_name, st_value, st_size, st_info, st_other, st_shndx
+_STT_FUNC = 2
+
+
+def _function_symbols(
+    elf: ELFFile, table: SymbolTableSection, sections: list, data: bytes
+) -> list[tuple[str, int, int, bool, int]] | None:
+    """(name, value, size, is local, section index) of the named STT_FUNC symbols of a little-endian ELF32 symbol
+    table, read with struct (pyelftools parses each symbol through construct, a hundred times slower); None for any
+    other layout or anything out of bounds, where the caller asks pyelftools as before."""
+    try:
+        if elf.elfclass != 32 or not elf.little_endian or len(sections) >= 0xFF00:
+            return None
+        header = table.header
+        strings = sections[header["sh_link"]].header
+        offset, size, entry = header["sh_offset"], header["sh_size"], header["sh_entsize"]
+        text_start, text_end = strings["sh_offset"], strings["sh_offset"] + strings["sh_size"]
+        if entry != _ELF32_SYMBOL.size or offset + size > len(data) or text_end > len(data):
+            return None
+        found = []
+        end = offset + size // entry * entry
+        for name_offset, value, symbol_size, info, _other, index in _ELF32_SYMBOL.iter_unpack(data[offset:end]):
+            if info & 0xF != _STT_FUNC:
+                continue
+            start = text_start + name_offset
+            stop = data.find(b"\0", start, text_end)
+            if start >= text_end or stop < 0:
+                return None
+            if stop == start:
+                continue  # no name
+            # SHN_UNDEF (0) and the reserved indexes (0xff00 and up, more than there are sections) name no section
+            found.append(
+                (data[start:stop].decode("utf-8", errors="replace"), value, symbol_size, info >> 4 == 0, index)
+            )
+        return found
+    except Exception:  # anything unexpected: pyelftools decides, with its own errors
+        return None
 
 
 def _infer_missing_sizes(

@@ -13,7 +13,8 @@ hardware loop an `:endloop` packet returns to is found by data flow (the `loopN`
 by address, so the odd layouts above are handled. Irreducible cycles (a retreating edge whose target does not
 dominate its source) are reported as loops too, flagged `irreducible`.
 
-Cost: one pass over the instructions finds the few control packets (branches, loop set-ups, `:endloop`); everything
+Cost: one pass over the instructions finds the few control packets (branches, loop set-ups, `:endloop`), or the
+caller hands them over (the binary audit reads them from a scan's flagged words, decoding no packet); everything
 after works on block numbers. A function whose edges all go to higher addresses has no cycle, hence no loop: it skips
 dominators. Otherwise blocks are renumbered in reverse postorder, where the Cooper-Harvey-Kennedy dominator
 intersection and the dominance test are plain integer comparisons.
@@ -23,13 +24,17 @@ from __future__ import annotations
 
 import functools
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from hexlint.hexagon.decode import PacketRange
 from hexlint.record import record
 
 if TYPE_CHECKING:
-    from hexlint.hexagon.decode import Packet
+    from hexlint.hexagon.decode import Instruction, Packet
+
+# What the CFG reads of a control packet: its :endloop markers and its instructions (at least branches, loop set-ups)
+ControlPacket = tuple[frozenset[int], "Sequence[Instruction]"]
 
 _T = TypeVar("_T")
 # Synthetic root of the dominator tree (a reverse-postorder number below every block): it reaches the entry and every
@@ -38,7 +43,7 @@ _ROOT = -1
 
 
 def frozen_instance(cls: type[_T], fields: dict[str, Any]) -> _T:
-    """`cls(**fields)` for a frozen dataclass given every field, without one object.__setattr__ per field.
+    """`cls(**fields)` for a frozen record given every field, without one object.__setattr__ per field.
 
     Thousands of blocks, loops and audit facts are built per library; equality, hashing and repr are unchanged
     because they read the fields as attributes."""
@@ -73,7 +78,7 @@ class Loop:
 class FunctionCfg:
     start: int
     end: int
-    packets: tuple[Packet, ...]
+    packets: Sequence[Packet]  # a tuple, or a PacketRange of a CodeScan (decoded on access)
     blocks: tuple[BasicBlock, ...]
     loops: tuple[Loop, ...]  # outer loops before inner ones, then by header
     # block start -> header of its innermost loop (absent: not in a loop)
@@ -87,7 +92,7 @@ class FunctionCfg:
             header = self.innermost_loop_by_block.get(block.start)
             if header is not None:
                 for index in range(block.first_packet, block.last_packet + 1):
-                    result[self.packets[index].address] = header
+                    result[self.packet_addresses[index]] = header
         return result
 
     @functools.cached_property
@@ -106,15 +111,16 @@ class FunctionCfg:
         block = self.block_at(address)
         if block is None:
             return None
-        index = bisect_right(self._packet_addresses, address) - 1
-        return self.innermost_loop(self.packets[index].address) if index >= 0 else None
+        index = bisect_right(self.packet_addresses, address) - 1
+        return self.innermost_loop(self.packet_addresses[index]) if index >= 0 else None
 
     @functools.cached_property
     def _block_starts(self) -> list[int]:
         return [block.start for block in self.blocks]
 
     @functools.cached_property
-    def _packet_addresses(self) -> list[int]:
+    def packet_addresses(self) -> list[int]:
+        """Each packet's address (without decoding a PacketRange)."""
         return [packet.address for packet in self.packets]
 
     def block_at(self, address: int) -> BasicBlock | None:
@@ -125,30 +131,39 @@ class FunctionCfg:
 
 
 def build_cfg(
-    packets: Sequence[Packet], start: int | None = None, end: int | None = None, control: Sequence[int] | None = None
+    packets: Sequence[Packet],
+    start: int | None = None,
+    end: int | None = None,
+    control: Sequence[int] | Mapping[int, ControlPacket] | None = None,
 ) -> FunctionCfg:
     """CFG and loops of the packets of one function (`packets` sorted by address, all inside [start, end)).
 
     `control`: when the caller already walked the instructions, the ascending indexes of the packets that hold a branch
     (jump, call, return), a loop set-up or an `:endloop` marker (any other packet just falls through); a superset is
-    fine, a packet left out is a wrong CFG. None: found here, with one pass over the instructions."""
-    packets = tuple(packets)
+    fine, a packet left out is a wrong CFG. Or a mapping of those indexes to (the packet's :endloop markers, its
+    instructions or at least all its branches and loop set-ups): then no packet is read here. None: found here, with
+    one pass over the instructions. A PacketRange is kept as it is, not decoded."""
+    if isinstance(packets, PacketRange):
+        addresses, ends = packets.addresses, packets.ends
+    else:
+        packets = tuple(packets)
+        addresses = [packet.address for packet in packets]
+        ends = [packet.address + packet.size for packet in packets]
     if start is None:
-        start = packets[0].address if packets else 0
+        start = addresses[0] if packets else 0
     if end is None:
-        end = packets[-1].address + packets[-1].size if packets else start
+        end = ends[-1] if packets else start
     if not packets:
         return FunctionCfg(start, end, (), (), (), {})
-    addresses = [packet.address for packet in packets]
     scan = _scan(packets, addresses, control)
-    graph = _blocks(packets, scan)
+    graph = _blocks(addresses, ends, scan)
     loops = _loops(graph) if graph.has_retreating_edge else ()
     innermost_by_block: dict[int, int] = {}
     for loop in loops:  # outer loops come first: an inner loop overwrites its blocks
         for block_start in loop.blocks:
             innermost_by_block[block_start] = loop.header
     cfg = FunctionCfg(start, end, packets, graph.blocks, loops, innermost_by_block)
-    object.__setattr__(cfg, "_packet_addresses", addresses)  # seeds the cached property: computed here anyway
+    object.__setattr__(cfg, "packet_addresses", addresses)  # seeds the cached property: computed here anyway
     object.__setattr__(cfg, "_block_starts", graph.starts)
     return cfg
 
@@ -166,10 +181,16 @@ class _Scan:
     endloops: dict[int, frozenset[int]]  # packet index -> its :endloop markers
 
 
-def _scan(packets: tuple[Packet, ...], addresses: list[int], control: Sequence[int] | None) -> _Scan:
+def _scan(
+    packets: Sequence[Packet], addresses: list[int], control: Sequence[int] | Mapping[int, ControlPacket] | None
+) -> _Scan:
     count = len(packets)
     if control is None:
         control = _control_packets(packets)
+    if isinstance(control, Mapping):
+        control_packets: Iterable[tuple[int, ControlPacket]] = sorted(control.items())
+    else:
+        control_packets = ((index, (packets[index].endloop, packets[index].instructions)) for index in control)
     index_of = {}  # the few jump and loop targets: address -> packet index (absent: outside the function)
     successors: dict[int, list[int]] = {}
     setups: dict[int, list[tuple[int, int, int]]] = {}
@@ -177,12 +198,10 @@ def _scan(packets: tuple[Packet, ...], addresses: list[int], control: Sequence[i
     fallback: dict[int, dict[int, int]] = {}
     endloops: dict[int, frozenset[int]] = {}
     last_setup: dict[int, int] = {}
-    for index in control:  # any other packet falls through to the next one and leads nothing
-        packet = packets[index]
-        endloop = packet.endloop
+    for index, (endloop, instructions) in control_packets:  # any other packet falls through, leads nothing
         targets: list[int] = []
         falls_through = True
-        for instruction in packet.instructions:
+        for instruction in instructions:
             branch = instruction.branch
             if branch is not None:
                 if branch == "jump":
@@ -225,7 +244,7 @@ def _index_of(addresses: list[int], address: int) -> int:
     return position if position < len(addresses) and addresses[position] == address else -1
 
 
-def _control_packets(packets: tuple[Packet, ...]) -> list[int]:
+def _control_packets(packets: Sequence[Packet]) -> list[int]:
     """Indexes of the packets holding a branch, a loop set-up or an :endloop marker."""
     control = []
     for index, packet in enumerate(packets):
@@ -253,7 +272,7 @@ class _Graph:
     has_retreating_edge: bool  # an edge to the same or a lower address: without one the graph has no cycle
 
 
-def _blocks(packets: tuple[Packet, ...], scan: _Scan) -> _Graph:
+def _blocks(addresses: list[int], packet_ends: list[int], scan: _Scan) -> _Graph:
     """Blocks, with `:endloop` edges to the loop starts whose set-ups reach them (data flow over blocks)."""
     firsts = sorted(scan.leaders)
     count = scan.count
@@ -280,28 +299,24 @@ def _blocks(packets: tuple[Packet, ...], scan: _Scan) -> _Graph:
                 block_gen[loop_number] = start
                 stages_by_start[start] = max(stages, stages_by_start.get(start, 0))
         _add_endloop_edges(scan, firsts, lasts, gen, number_of_first, block_successors, stages_by_start, endloop_edges)
-    starts = [packets[first].address for first in firsts]
-    ends = [packet.address + packet.size for packet in [packets[last] for last in lasts]]
+    starts = [addresses[first] for first in firsts]
+    ends = [packet_ends[last] for last in lasts]
     retreating = False
-    blocks = []
-    new, set_fields, block_class, start_of = object.__new__, object.__setattr__, BasicBlock, starts.__getitem__
     for number, successors in enumerate(block_successors):
         if successors and min(successors) <= number:
             retreating = True
-        block = new(block_class)
-        set_fields(
-            block,
-            "__dict__",
-            {
-                "start": starts[number],
-                "end": ends[number],
-                "first_packet": firsts[number],
-                "last_packet": lasts[number],
-                "successors": tuple(map(start_of, successors)),
-            },
-        )
-        blocks.append(block)
-    return _Graph(tuple(blocks), starts, ends, firsts, lasts, block_successors, endloop_edges, retreating)
+            break
+    new, set_fields, block_class, start_of = object.__new__, object.__setattr__, BasicBlock, starts.__getitem__
+
+    def block(start: int, end: int, first: int, last: int, successors: list[int]) -> BasicBlock:
+        instance = new(block_class)
+        fields = {"start": start, "end": end, "first_packet": first, "last_packet": last}
+        fields["successors"] = tuple(map(start_of, successors))
+        set_fields(instance, "__dict__", fields)
+        return instance
+
+    blocks = tuple(map(block, starts, ends, firsts, lasts, block_successors))
+    return _Graph(blocks, starts, ends, firsts, lasts, block_successors, endloop_edges, retreating)
 
 
 def _add_endloop_edges(

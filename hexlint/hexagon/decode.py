@@ -22,6 +22,11 @@ seen before is rebuilt from a template, a word seen before is copied from its fi
 share that dict (Instruction.address is a slot); MemoryAccess/RegisterWrite objects are shared. Templates live in a
 DecodeCache that outlives the call: the builds of a multi-library run share most packets. bench/bench_decode.py
 measures it; tests/test_decode.py holds every templated packet to a cold decode.
+
+A caller that needs only some packets (the binary audit) calls scan_code instead: the packets are split, every
+distinct word gets summary flags (WORD_*: branch, loop set-up, HVX, memory, SP/FP-based access, ...) mostly from a few
+bit fields without decoding it, and a packet is decoded, exactly as decode_packets would, only when asked for
+(CodeScan.packet, PacketRange). tests/test_decode_scan.py holds the flags and the opened packets to the full decoder.
 """
 
 from __future__ import annotations
@@ -29,7 +34,9 @@ from __future__ import annotations
 import gc
 import re
 import struct
-from collections.abc import Callable
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Sequence
+from itertools import accumulate, compress
 
 from hexlint.hexagon._tables import DEST_EXCEPTIONS, DEST_FIELDS
 from hexlint.record import field, record
@@ -101,9 +108,9 @@ class Packet:
 
 
 # ---------------------------------------------------------------------------------------------------------------------
-# fast construction: a frozen dataclass __init__ pays one object.__setattr__ per field, which made object creation
+# fast construction: a frozen record's __init__ pays one object.__setattr__ per field, which made object creation
 # most of the decoding time. These build the very same frozen objects by installing an instance __dict__ that holds
-# the required fields and only the optional ones that differ from their defaults: a dataclass keeps each plain
+# the required fields and only the optional ones that differ from their defaults: a record keeps each plain
 # default as a class attribute, so attribute access, ==, hash and repr see every field (tests/test_decode.py checks).
 # An Instruction's __dict__ holds every field but `address` (a slot) and is shared by every copy of the same word.
 
@@ -1358,14 +1365,18 @@ class DecodeCache:
     words: dict[int | tuple[int, int], dict[str, object]] = field(default_factory=dict)  # by word or (word, extender)
     duplexes: dict[int | tuple[int, int], tuple[dict[str, object], ...]] = field(default_factory=dict)
     new_values: dict[int | tuple[int, int], _PendingNewValue] = field(default_factory=dict)
+    flags: dict[int, int] = field(default_factory=dict)  # word -> its WORD_* summary flags (scan_code)
+    # PC-relative word (decoded alone) -> its fields and _split_relative (CodeScan.word_instructions)
+    relative_words: dict[int | tuple[int, int], tuple[dict[str, object], int, str, str]] = field(default_factory=dict)
     limit: int = 1 << 18  # entries before the cache starts over: bounds the memory a long-running process keeps
 
     def clear(self) -> None:
-        for table in (self.packets, self.words, self.duplexes, self.new_values):
+        for table in (self.packets, self.words, self.duplexes, self.new_values, self.flags, self.relative_words):
             table.clear()
 
     def __len__(self) -> int:
-        return len(self.packets) + len(self.words) + len(self.duplexes) + len(self.new_values)
+        tables = (self.packets, self.words, self.duplexes, self.new_values, self.flags, self.relative_words)
+        return sum(map(len, tables))
 
 
 _SHARED_CACHE = DecodeCache()
@@ -1393,6 +1404,410 @@ def decode_packets(code: bytes, base_address: int, cpu: int = 0x73, cache: Decod
             gc.enable()
 
 
+# ---------------------------------------------------------------------------------------------------------------------
+# summary flags and scans: what a caller that needs only some packets (the audit) reads instead of decoding them all
+
+# What one instruction word may hold (a duplex word: either half). A flag a word lacks, its full decoding lacks too; a
+# flag it has, the decoding may lack (open the packet to know), except WORD_HVX and WORD_ENDLOOP_BITS, which are exact.
+# Most words are flagged from a few bit fields (_quick_flags); the others from their full decoding without extender
+# (an extender changes immediates only). tests/test_decode_scan.py holds both to the full decoding.
+WORD_BRANCH = 1  # jump, call, jumpr, callr, return
+WORD_CALL = 2  # call or callr
+WORD_LOOP_SETUP = 4  # loop0, loop1, spNloop0
+WORD_HVX = 8  # an HVX instruction (a word holds at most one)
+WORD_DOUBLE = 16  # float_to_double or double_arith
+WORD_MEMORY = 32  # a memory access
+WORD_STACK_MEMORY = 64  # a memory access based on r29 (SP) or r30 (FP)
+WORD_STACK_COPY = 128  # writes a register other than r29/r30 from r29/r30 (`r2 = add(r29,#8)`, `r3 = r30`)
+WORD_WRITES = 256  # writes a general register
+WORD_ENDLOOP_BITS = 512  # parse bits 10: an :endloop marker in a packet's first two words (packets_with says where)
+_STACK_REGISTERS = ("r29", "r30")
+_STACK_FIELDS = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0)
+# CR bits 27:21 of loopN/spNloop0 with a register count, then with an immediate one (as _decode_cr)
+_CR_LOOPS = frozenset([0b0000000, 0b0000001, 0b0000101, 0b0000110, 0b0000111])
+_CR_LOOPS |= {0b1001000, 0b1001001, 0b1001101, 0b1001110, 0b1001111}
+# XTYPE (class nibble, bits 27:21) where a double operation may sit: _DOUBLE_OPS, dfclass, dfmake (as _decode_xtype)
+_DOUBLE_ROWS = frozenset((nibble, row) for nibble, row, _ in _DOUBLE_OPS)
+_DOUBLE_ROWS |= {(0xD, 0b1100100), *((0xD, row) for row in range(0b1001000, 0b1001100))}
+
+
+def _quick_flags(word: int) -> int:
+    """The flags of a word from its bit fields, or -1 where only a full decoding tells (see WORD_*)."""
+    iclass = word >> 28
+    if not word & 0xC000:
+        return -1  # a duplex: two sub-instructions
+    flags = WORD_ENDLOOP_BITS if word & 0xC000 == 0x8000 else 0
+    base = _STACK_FIELDS[(word >> 16) & 31]  # SP/FP in bits 20:16, where most instructions name their source or base
+    if iclass == 1:  # HVX compute, or compare-and-jump (some write a register)
+        return flags | WORD_HVX if word & 0x08000000 else flags | WORD_BRANCH | WORD_WRITES
+    if iclass == 2:  # HVX vmem (base in bits 20:16, post-increment writes it), or new-value jump
+        if word & 0x08000000:
+            return flags | (WORD_HVX | WORD_MEMORY | WORD_WRITES | (WORD_STACK_MEMORY if base else 0))
+        return flags | WORD_BRANCH
+    if iclass == 7 or iclass == 0xB:  # ALU32: writes; copies, adds and combines take their source from bits 20:16
+        return flags | (WORD_WRITES | WORD_STACK_COPY if base else WORD_WRITES)
+    if iclass == 0xF:  # ALU32: add/sub/combine of two registers: bits 20:16 or 12:8
+        return flags | (WORD_WRITES | WORD_STACK_COPY if base or _STACK_FIELDS[(word >> 8) & 31] else WORD_WRITES)
+    if iclass == 9 or iclass == 0xA:  # loads and stores (base in bits 20:16), allocframe
+        if iclass == 9 and not word & 0x09E00000:  # type 0: deallocframe, dealloc_return, vextract (HVX), ...
+            return -1
+        return flags | (WORD_MEMORY | WORD_WRITES | WORD_STACK_MEMORY if base else WORD_MEMORY | WORD_WRITES)
+    if iclass >= 8:  # XTYPE (8, C, D, E): writes; addasl takes bits 12:8; double operations by row
+        flags |= WORD_WRITES
+        if base or _STACK_FIELDS[(word >> 8) & 31]:
+            flags |= WORD_STACK_COPY
+        if (iclass, (word >> 21) & 127) in _DOUBLE_ROWS:
+            flags |= WORD_DOUBLE
+        return flags
+    if iclass == 5:  # jumps, calls, jumpr, callr
+        return flags | WORD_BRANCH | WORD_CALL
+    if iclass == 0:  # constant extender
+        return flags
+    if iclass == 6:  # CR: loop set-ups, compare-with-zero jumps, transfers
+        top = (word >> 21) & 127
+        if top in _CR_LOOPS:
+            return flags | WORD_LOOP_SETUP
+        return flags | WORD_BRANCH if top >> 3 == 1 else flags | WORD_WRITES
+    return -1  # 3 and 4: register-indexed, gp-relative, predicated memory forms
+
+
+def instruction_flags(instruction: Instruction) -> int:
+    """The WORD_* flags of one decoded instruction (parse bits aside)."""
+    flags = 0
+    branch = instruction.branch
+    if branch is not None:
+        flags = WORD_BRANCH | WORD_CALL if branch == "call" or branch == "callr" else WORD_BRANCH
+    if instruction.loop_setup is not None:
+        flags |= WORD_LOOP_SETUP
+    if instruction.is_hvx:
+        flags |= WORD_HVX
+    if instruction.float_to_double or instruction.double_arith:
+        flags |= WORD_DOUBLE
+    memory = instruction.memory
+    if memory is not None:
+        flags |= WORD_STACK_MEMORY | WORD_MEMORY if memory.base in _STACK_REGISTERS else WORD_MEMORY
+    writes = instruction.writes
+    if writes:
+        flags |= WORD_WRITES
+        for write in writes:
+            if write.source in _STACK_REGISTERS and write.dest not in _STACK_REGISTERS:
+                flags |= WORD_STACK_COPY
+    return flags
+
+
+def _word_flags(word: int, cache: DecodeCache) -> int:
+    """A word's flags from its bit fields, else from its decoding without extender (see WORD_*)."""
+    flags = _quick_flags(word)
+    return flags if flags >= 0 else _decoded_word_flags(word, cache)
+
+
+def _decoded_word_flags(word: int, cache: DecodeCache) -> int:
+    """A word's exact flags, from its full decoding without extender (which fills the word templates too)."""
+    if not word & 0xC000:
+        flags = 0
+        for half in _decode_duplex_cached(word, 0, None, cache.duplexes):
+            flags |= instruction_flags(half)
+        return flags
+    instruction = _decode_single(word, 0, 0, None, cache.words, [], cache.new_values)
+    flags = instruction_flags(instruction)
+    return flags | WORD_ENDLOOP_BITS if word & 0xC000 == 0x8000 else flags
+
+
+@record(eq=False)
+class CodeScan:
+    """A code section split into packets, with every word's WORD_* flags, decoded in full only packet by packet as
+    asked (`packet`): what decode_packets would return for that packet, built once. scan_code makes one."""
+
+    code: bytes
+    address: int
+    cache: DecodeCache
+    chunks: list[bytes]  # each packet's bytes
+    packet_addresses: list[int]  # each packet's address, then the end of the last packet
+    words: tuple[int, ...]
+    word_flags: list[int]
+    _opened: dict[int, Packet] = field(default_factory=dict)
+    _words_with: dict[int, list[int]] = field(default_factory=dict)
+    _endloop_packets: list[tuple[list[int], list[frozenset[int]]]] = field(default_factory=list)  # one entry once known
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def packet(self, index: int) -> Packet:
+        packet = self._opened.get(index)
+        if packet is None:
+            address = self.packet_addresses[index]
+            packet = _decode_packet(self.chunks[index], address, self.words, (address - self.address) >> 2, self.cache)
+            self._opened[index] = packet
+        return packet
+
+    def word_instructions(self, word_index: int, packet_index: int) -> tuple[Instruction, ...]:
+        """The instruction of one word (a duplex: both halves) of packet `packet_index`, as packet(packet_index) has
+        it; built alone (with the extender before it) unless a new-value operand names an earlier instruction's
+        register or the decoder fails."""
+        opened = self._opened.get(packet_index)
+        address = self.address + (word_index << 2)
+        if opened is None:
+            words, cache = self.words, self.cache
+            word = words[word_index]
+            packet_address = self.packet_addresses[packet_index]
+            ext = None
+            if word_index != (packet_address - self.address) >> 2 and words[word_index - 1] < 0x10000000:
+                before = words[word_index - 1]
+                ext = ((before >> 16 & 0xFFF) << 14 | (before & 0x3FFF)) << 6
+            if not word & 0xC000:
+                return _decode_duplex_cached(word, address, ext, cache.duplexes)
+            key = word if ext is None else (word, ext)
+            fields = cache.words.get(key)
+            if fields is not None:
+                return (_at(fields, address),)
+            relative = cache.relative_words.get(key)
+            if relative is not None:
+                return (_relative_at(*relative, packet_address, address),)
+            if key not in cache.new_values:
+                instruction = _decode_alone(word, address, packet_address, ext)
+                if instruction is not None:
+                    if instruction.target is None and instruction.loop_setup is None:
+                        cache.words[key] = instruction.__dict__
+                    else:
+                        split = _split_relative(instruction, packet_address)
+                        if split is not None:
+                            cache.relative_words[key] = (instruction.__dict__, *split)
+                    return (instruction,)
+            opened = self.packet(packet_index)
+        return tuple([instruction for instruction in opened.instructions if instruction.address == address])
+
+    def endloop(self, index: int) -> frozenset[int]:
+        """packet(index).endloop, from the parse bits alone."""
+        first = (self.packet_addresses[index] - self.address) >> 2
+        size = (self.packet_addresses[index + 1] - self.address >> 2) - first
+        markers = 0
+        if size >= 2 and self.words[first] & 0xC000 == 0x8000:
+            markers = 1
+        if size >= 3 and self.words[first + 1] & 0xC000 == 0x8000:
+            markers |= 2
+        return _ENDLOOPS[markers - 1] if markers else _NO_ENDLOOP
+
+    def endloop_packets(self) -> tuple[list[int], list[frozenset[int]]]:
+        """The ascending indexes of the packets with :endloop markers, and their markers (computed once)."""
+        found = self._endloop_packets
+        if not found:
+            packets: list[int] = []
+            markers: list[frozenset[int]] = []
+            for index in self.range(0, len(self.chunks)).packets_with(WORD_ENDLOOP_BITS):
+                endloop = self.endloop(index)
+                if endloop:
+                    packets.append(index)
+                    markers.append(endloop)
+            found.append((packets, markers))
+        return found[0]
+
+    def packet_flags(self, index: int) -> int:
+        """The union of the flags of the packet's words (WORD_ENDLOOP_BITS left out)."""
+        flags = 0
+        for value in self.word_flags[
+            (self.packet_addresses[index] - self.address) >> 2 : (self.packet_addresses[index + 1] - self.address) >> 2
+        ]:
+            flags |= value
+        return flags & ~WORD_ENDLOOP_BITS
+
+    def words_with(self, mask: int) -> list[int]:
+        """Ascending indexes of the words whose flags share a bit with `mask` (computed once per mask)."""
+        found = self._words_with.get(mask)
+        if found is None:
+            found = self._words_with[mask] = list(
+                compress(range(len(self.word_flags)), map(mask.__and__, self.word_flags))
+            )
+        return found
+
+    def range(self, low: int, high: int) -> PacketRange:
+        return PacketRange(self, low, high)
+
+
+class PacketRange(Sequence[Packet]):
+    """Packets low..high-1 of a CodeScan as a sequence (each decoded on first access), with the scan's summaries of
+    the range: where the packets are, and which hold words with given flags, without decoding the others."""
+
+    __slots__ = ("high", "low", "scan")
+
+    def __init__(self, scan: CodeScan, low: int, high: int) -> None:
+        self.scan, self.low, self.high = scan, low, high
+
+    def __len__(self) -> int:
+        return self.high - self.low
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        if isinstance(index, slice):
+            return tuple(self[position] for position in range(*index.indices(self.high - self.low)))
+        if index < 0:
+            index += self.high - self.low
+        if not 0 <= index < self.high - self.low:
+            raise IndexError(index)
+        return self.scan.packet(self.low + index)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        packet = self.scan.packet
+        return (packet(index) for index in range(self.low, self.high))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(mine == theirs for mine, theirs in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"PacketRange(0x{self.scan.packet_addresses[self.low]:x}, {self.high - self.low} packets)"
+
+    @property
+    def addresses(self) -> list[int]:
+        """Each packet's address."""
+        return self.scan.packet_addresses[self.low : self.high]
+
+    @property
+    def ends(self) -> list[int]:
+        """Each packet's end address."""
+        return self.scan.packet_addresses[self.low + 1 : self.high + 1]
+
+    def flags(self, index: int) -> int:
+        """The union of the WORD_* flags of the words of packet `index` (WORD_ENDLOOP_BITS left out)."""
+        return self.scan.packet_flags(self.low + index)
+
+    def word_range(self) -> tuple[int, int]:
+        addresses, base = self.scan.packet_addresses, self.scan.address
+        return (addresses[self.low] - base) >> 2, (addresses[self.high] - base) >> 2
+
+    def words_with(self, mask: int) -> list[int]:
+        """Addresses of the words of the range whose flags share a bit with `mask`."""
+        found = self.scan.words_with(mask)
+        first, last = self.word_range()
+        base = self.scan.address
+        return [base + (word << 2) for word in found[bisect_left(found, first) : bisect_left(found, last)]]
+
+    def packet_instructions(self, index: int, mask: int) -> list[Instruction]:
+        """The instructions of packet `index` whose words' flags share a bit with `mask`, in packet order, built as
+        instructions_with builds them."""
+        scan = self.scan
+        packet = self.low + index
+        base = scan.address
+        first = (scan.packet_addresses[packet] - base) >> 2
+        last = (scan.packet_addresses[packet + 1] - base) >> 2
+        flags, words, cache = scan.word_flags, scan.words, scan.cache
+        result: list[Instruction] = []
+        opened = packet in scan._opened
+        for index in range(first, last):
+            if flags[index] & mask:
+                word = words[index]
+                # as instructions_with: a word seen before, no extender before it, its packet not decoded
+                if word & 0xC000 and (index == first or words[index - 1] >= 0x10000000) and not opened:
+                    fields = cache.words.get(word)
+                    if fields is not None:
+                        result.append(_at(fields, base + (index << 2)))
+                        continue
+                result.extend(scan.word_instructions(index, packet))
+        return result
+
+    def count_words_with(self, mask: int) -> tuple[int, int | None]:
+        """How many words of the range have flags sharing a bit with `mask`, and the address of the first."""
+        found = self.scan.words_with(mask)
+        first, last = self.word_range()
+        low, high = bisect_left(found, first), bisect_left(found, last)
+        return high - low, self.scan.address + (found[low] << 2) if high > low else None
+
+    def endloop(self, index: int) -> frozenset[int]:
+        """self[index].endloop, without decoding the packet."""
+        return self.scan.endloop(self.low + index)
+
+    def endloops(self) -> dict[int, frozenset[int]]:
+        """Index -> :endloop markers of every packet that has some, without decoding the packets."""
+        packets, markers = self.scan.endloop_packets()
+        low, high = bisect_left(packets, self.low), bisect_left(packets, self.high)
+        return {packets[position] - self.low: markers[position] for position in range(low, high)}
+
+    def instructions_with(self, mask: int) -> list[tuple[int, Instruction]]:
+        """(index in the range, instruction) of every word whose flags share a bit with `mask` (WORD_ENDLOOP_BITS
+        aside), in address order, as the decoded packets have them; a packet is decoded only where one of its words
+        cannot be decoded alone (see CodeScan.word_instructions)."""
+        scan = self.scan
+        found = scan.words_with(mask & ~WORD_ENDLOOP_BITS)
+        first, last = self.word_range()
+        addresses, base, low, words, opened = scan.packet_addresses, scan.address, self.low, scan.words, scan._opened
+        get_template, get_relative = scan.cache.words.get, scan.cache.relative_words.get
+        instructions_of = scan.word_instructions
+        result: list[tuple[int, Instruction]] = []
+        append = result.append
+        packet = low - 1
+        packet_start = packet_end = -1  # the current packet's first word, and the first word after it
+        for index in found[bisect_left(found, first) : bisect_left(found, last)]:
+            if index >= packet_end:
+                packet = bisect_right(addresses, base + (index << 2), packet + 1) - 1
+                packet_start, packet_end = (addresses[packet] - base) >> 2, (addresses[packet + 1] - base) >> 2
+            word = words[index]
+            # the common cases inline: a word seen before, no extender before it, its packet not decoded
+            if word & 0xC000 and (index == packet_start or words[index - 1] >= 0x10000000) and packet not in opened:
+                fields = get_template(word)
+                if fields is not None:
+                    append((packet - low, _at(fields, base + (index << 2))))
+                    continue
+                relative = get_relative(word)
+                if relative is not None:
+                    append((packet - low, _relative_at(*relative, addresses[packet], base + (index << 2))))
+                    continue
+            for instruction in instructions_of(index, packet):
+                append((packet - low, instruction))
+        return result
+
+    def packets_with(self, mask: int) -> list[int]:
+        """Ascending indexes (in the range) of the packets holding a word whose flags share a bit with `mask`;
+        WORD_ENDLOOP_BITS counts only in a packet's first two words, where it marks :endloop0/1."""
+        scan = self.scan
+        found = scan.words_with(mask)
+        first, last = self.word_range()
+        addresses, base, flags = scan.packet_addresses, scan.address, scan.word_flags
+        other = mask & ~WORD_ENDLOOP_BITS
+        result: list[int] = []
+        packet = self.low - 1
+        packet_end = -1  # first word after the current packet
+        for word in found[bisect_left(found, first) : bisect_left(found, last)]:
+            if word >= packet_end:
+                packet = bisect_right(addresses, base + (word << 2), packet + 1) - 1
+                packet_end = (addresses[packet + 1] - base) >> 2
+            elif result and result[-1] == packet - self.low:
+                continue
+            if flags[word] & other or word - ((addresses[packet] - base) >> 2) < 2:
+                result.append(packet - self.low)
+        return result
+
+
+def scan_code(code: bytes, base_address: int, cpu: int = 0x73, cache: DecodeCache | None = None) -> CodeScan:
+    """Split a code section into packets and flag every word (one full decoding per distinct word, shared through
+    `cache` like decode_packets'), decoding no packet yet: a caller that needs few packets opens only those."""
+    end = len(code) // 4 * 4
+    if cache is None:
+        cache = _SHARED_CACHE
+    if len(cache) > cache.limit:
+        cache.clear()
+    chunks = _PACKET_BYTES.findall(code, 0, end)
+    words = struct.unpack_from(f"<{end // 4}I", code)
+    table = cache.flags
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for word in set(words).difference(table):
+            table[word] = _word_flags(word, cache)
+    finally:
+        if collecting:
+            gc.enable()
+    return CodeScan(
+        code,
+        base_address,
+        cache,
+        chunks,
+        list(accumulate(map(len, chunks), initial=base_address)),
+        words,
+        list(map(table.__getitem__, words)),
+    )
+
+
 # One packet's bytes: up to three words whose parse bits (bits 15:14, the top of the second byte) say "more" (01, 10),
 # then one that ends it (11, or 00 for a duplex); else four words (a packet never exceeds four); else a cut-short tail.
 _PACKET_BYTES = re.compile(rb"(?:.[\x40-\xbf]..){0,3}+.[^\x40-\xbf]..|.{16}|(?:....){1,3}", re.DOTALL)
@@ -1400,92 +1815,111 @@ _MASK32 = 0xFFFFFFFF
 
 
 def _decode_code(code: bytes, end: int, base_address: int, cache: DecodeCache) -> list[Packet]:
-    """One pass over the packets. Code repeats itself, whole packets included: a packet's instructions depend only on
-    its bytes and its address, and on the address only through PC-relative targets, so a packet seen twice is rebuilt
-    from a template (fields copied, address and relative targets re-applied) instead of decoded again. A packet seen
-    once is decoded word by word; a word decoded once (with the same extender) is copied from a word template with its
-    new address, unless it is PC-relative. The parse bits 10 of a packet's first and second words mark :endloop0/1."""
+    """One pass over the packets (see _decode_packet)."""
+    words = struct.unpack_from(f"<{end // 4}I", code)
     packets: list[Packet] = []
     append_packet = packets.append
-    packet_templates, templates, duplex_templates, new_values = (
-        cache.packets,
-        cache.words,
-        cache.duplexes,
-        cache.new_values,
-    )
-    get_packet_template = packet_templates.get
-    get_template = templates.get
-    new, set_attributes, set_address, instruction_class, packet_class = _new, _set, _set_address, Instruction, Packet
-    words = struct.unpack_from(f"<{end // 4}I", code)
     address = base_address
     index = 0  # of the packet's first word
     for chunk in _PACKET_BYTES.findall(code, 0, end):
-        size = len(chunk)
-        template = get_packet_template(chunk)
-        if template is not None and template.__class__ is packet_class:  # second sight: worth a template
-            template = packet_templates[chunk] = _packet_template(template)  # type: ignore[arg-type]
-        instructions: list[Instruction] = []
-        append = instructions.append
-        if template is None:  # first sight (most packets are never seen again), or a text that will not split
-            word_address = address
-            markers = 0  # bit 0: first word's parse bits are 10, bit 1: second word's
-            ext: int | None = None
-            for word in words[index : index + (size >> 2)]:
-                parse = word & 0xC000
-                if parse:
-                    word_template = get_template(word if ext is None else (word, ext))
-                    if word_template is None:
-                        append(_decode_single(word, word_address, address, ext, templates, instructions, new_values))
-                    else:
-                        instruction = new(instruction_class)
-                        set_attributes(instruction, "__dict__", word_template)
-                        set_address(instruction, word_address)
-                        append(instruction)
-                    if parse == 0x8000 and word_address - address < 8:
-                        markers |= 1 if word_address == address else 2
-                else:
-                    instructions.extend(_decode_duplex_cached(word, word_address, ext, duplex_templates))
-                ext = ((word >> 16 & 0xFFF) << 14 | (word & 0x3FFF)) << 6 if word < 0x10000000 else None
-                word_address += 4
-            # :endloop0 needs a second word and :endloop1 a third: a shorter packet was cut short, its marker is void
-            markers &= (0, 0, 1, 3, 3)[size >> 2]
-            endloop = _ENDLOOPS[markers - 1] if markers else _NO_ENDLOOP
-        else:
-            entries, relative, endloop = template  # type: ignore[misc]
-            for offset, fields in entries:
-                instruction = new(instruction_class)
-                set_attributes(instruction, "__dict__", fields)
-                set_address(instruction, address + offset)
-                append(instruction)
-            if relative is not None:
-                _apply_relative(instructions, relative, address)
-        packet = new(packet_class)
-        set_attributes(
-            packet,
-            "__dict__",
-            {"address": address, "size": size, "instructions": tuple(instructions), "endloop": endloop},
-        )
-        if template is None:
-            packet_templates.setdefault(chunk, packet)
-        append_packet(packet)
-        address += size
-        index += size >> 2
+        append_packet(_decode_packet(chunk, address, words, index, cache))
+        address += len(chunk)
+        index += len(chunk) >> 2
     return packets
+
+
+def _decode_packet(chunk: bytes, address: int, words: Sequence[int], index: int, cache: DecodeCache) -> Packet:
+    """The packet whose bytes are `chunk` at `address`; its words are words[index:]. Code repeats itself, whole
+    packets included: a packet's instructions depend only on its bytes and its address, and on the address only
+    through PC-relative targets, so a packet seen twice is rebuilt from a template (fields copied, address and relative
+    targets re-applied) instead of decoded again. A packet seen once is decoded word by word; a word decoded once (with
+    the same extender) is copied from a word template with its new address, unless it is PC-relative. The parse bits
+    10 of a packet's first and second words mark :endloop0/1."""
+    packet_templates = cache.packets
+    size = len(chunk)
+    template = packet_templates.get(chunk)
+    if template is not None and template.__class__ is Packet:  # second sight: worth a template
+        template = packet_templates[chunk] = _packet_template(template)  # type: ignore[arg-type]
+    instructions: list[Instruction] = []
+    append = instructions.append
+    new, set_attributes, set_address, instruction_class = _new, _set, _set_address, Instruction
+    if template is None:  # first sight (most packets are never seen again), or a text that will not split
+        get_template = cache.words.get
+        word_address = address
+        markers = 0  # bit 0: first word's parse bits are 10, bit 1: second word's
+        ext: int | None = None
+        for word in words[index : index + (size >> 2)]:
+            parse = word & 0xC000
+            if parse:
+                word_template = get_template(word if ext is None else (word, ext))
+                if word_template is None:
+                    append(
+                        _decode_single(word, word_address, address, ext, cache.words, instructions, cache.new_values)
+                    )
+                else:
+                    instruction = new(instruction_class)
+                    set_attributes(instruction, "__dict__", word_template)
+                    set_address(instruction, word_address)
+                    append(instruction)
+                if parse == 0x8000 and word_address - address < 8:
+                    markers |= 1 if word_address == address else 2
+            else:
+                instructions.extend(_decode_duplex_cached(word, word_address, ext, cache.duplexes))
+            ext = ((word >> 16 & 0xFFF) << 14 | (word & 0x3FFF)) << 6 if word < 0x10000000 else None
+            word_address += 4
+        # :endloop0 needs a second word and :endloop1 a third: a shorter packet was cut short, its marker is void
+        markers &= (0, 0, 1, 3, 3)[size >> 2]
+        endloop = _ENDLOOPS[markers - 1] if markers else _NO_ENDLOOP
+    else:
+        entries, relative, endloop = template  # type: ignore[misc]
+        for offset, fields in entries:
+            instruction = new(instruction_class)
+            set_attributes(instruction, "__dict__", fields)
+            set_address(instruction, address + offset)
+            append(instruction)
+        if relative is not None:
+            _apply_relative(instructions, relative, address)
+    packet = new(Packet)
+    set_attributes(
+        packet, "__dict__", {"address": address, "size": size, "instructions": tuple(instructions), "endloop": endloop}
+    )
+    if template is None:
+        packet_templates.setdefault(chunk, packet)
+    return packet
 
 
 def _apply_relative(instructions: list[Instruction], relative: tuple[_RelativeEntry, ...], address: int) -> None:
     """Rebuild the packet's PC-relative instructions for a packet at `address`."""
     for index, offset, fields, distance, before, after in relative:
-        target = (address + distance) & _MASK32
-        attributes = {**fields, "text": f"{before}0x{target:x}{after}"}
-        setup = attributes.get("loop_setup")
-        if setup is None:
-            attributes["target"] = target
-        else:
-            attributes["loop_setup"] = LoopSetup(
-                setup.loop, target, setup.count_imm, setup.count_reg, setup.pipelined_stages
-            )
-        instructions[index] = _at(attributes, address + offset)
+        instructions[index] = _relative_at(fields, distance, before, after, address, address + offset)
+
+
+def _relative_at(
+    fields: dict[str, object], distance: int, before: str, after: str, packet_address: int, address: int
+) -> Instruction:
+    """A PC-relative instruction (see _split_relative) rebuilt at `address` in a packet at `packet_address`."""
+    target = (packet_address + distance) & _MASK32
+    attributes = {**fields, "text": f"{before}0x{target:x}{after}"}
+    setup = attributes.get("loop_setup")
+    if setup is None:
+        attributes["target"] = target
+    else:
+        attributes["loop_setup"] = LoopSetup(
+            setup.loop, target, setup.count_imm, setup.count_reg, setup.pipelined_stages
+        )  # type: ignore[attr-defined]
+    return _at(attributes, address)
+
+
+def _split_relative(instruction: Instruction, packet_address: int) -> tuple[int, str, str] | None:
+    """(target - packet address, text before the target, text after it) of a PC-relative instruction; None when
+    the text does not split around its target."""
+    target = instruction.target if instruction.loop_setup is None else instruction.loop_setup.start
+    rendered = f"0x{target:x}"
+    text = instruction.text
+    if text.count(rendered) != 1:
+        return None
+    before, _, after = text.partition(rendered)
+    return (target - packet_address) & _MASK32, before, after  # type: ignore[operator]
 
 
 def _packet_template(packet: Packet) -> _PacketTemplate | None:
@@ -1496,15 +1930,12 @@ def _packet_template(packet: Packet) -> _PacketTemplate | None:
         offset = instruction.address - packet.address
         fields = instruction.__dict__
         entries.append((offset, fields))
-        target = instruction.target if instruction.loop_setup is None else instruction.loop_setup.start
-        if target is None:
+        if instruction.target is None and instruction.loop_setup is None:
             continue
-        rendered = f"0x{target:x}"
-        text = instruction.text
-        if text.count(rendered) != 1:
+        split = _split_relative(instruction, packet.address)
+        if split is None:
             return None
-        before, _, after = text.partition(rendered)
-        relative.append((index, offset, fields, (target - packet.address) & _MASK32, before, after))
+        relative.append((index, offset, fields, *split))
     return tuple(entries), tuple(relative) if relative else None, packet.endloop
 
 
@@ -1536,6 +1967,16 @@ def _decode_single(
     if instruction.target is None and instruction.loop_setup is None:
         templates[key] = instruction.__dict__
     return instruction
+
+
+def _decode_alone(word: int, address: int, packet_address: int, ext: int | None) -> Instruction | None:
+    """A word as _decode_single decodes it, or None where the packet is needed (a new-value operand names an earlier
+    instruction's register) or the decoder fails (the packet makes it UNKNOWN)."""
+    try:
+        instruction = _DECODERS[word >> 28](word, address, packet_address, ext)
+    except Exception:
+        return None
+    return None if _NEW_VALUE in instruction.text else instruction
 
 
 def _named_new_value(pending: _PendingNewValue, earlier: list[Instruction], address: int) -> Instruction:

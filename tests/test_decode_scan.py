@@ -1,0 +1,209 @@
+"""The scan (split into packets, flag every word, decode only the packets asked for) against the full decoder.
+
+The audit reads a library through hexlint.hexagon.decode.scan_code: it opens only the packets whose word flags say
+they can matter. That is sound only if a flag a word lacks, its decoding lacks too, and if WORD_HVX and the :endloop
+parse bits are exact; and if an opened packet is what decode_packets returns. These tests hold the scan to that.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+from bisect import bisect_left
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hexlint.binary.audit import AuditSettings, _audit_function, _unique_functions, audit_function
+from hexlint.elf import load_elf
+from hexlint.hexagon import decode as decode_module
+from hexlint.hexagon.decode import (
+    WORD_BRANCH,
+    WORD_CALL,
+    WORD_DOUBLE,
+    WORD_ENDLOOP_BITS,
+    WORD_HVX,
+    WORD_LOOP_SETUP,
+    WORD_MEMORY,
+    WORD_STACK_COPY,
+    WORD_STACK_MEMORY,
+    WORD_WRITES,
+    DecodeCache,
+    Instruction,
+    decode_packets,
+    instruction_flags,
+    scan_code,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+EXACT = WORD_HVX | WORD_ENDLOOP_BITS
+ALL_FLAGS = (
+    WORD_BRANCH,
+    WORD_CALL,
+    WORD_LOOP_SETUP,
+    WORD_HVX,
+    WORD_DOUBLE,
+    WORD_MEMORY,
+    WORD_STACK_MEMORY,
+    WORD_STACK_COPY,
+    WORD_WRITES,
+    WORD_ENDLOOP_BITS,
+)
+
+
+def _libraries() -> list[Path]:
+    found = sorted((ROOT / "tests" / "data" / "decoder").glob("*.so"))
+    found += sorted((ROOT / "fixtures" / "htp-core" / "lib").glob("*.so"))
+    found += sorted((ROOT / "fixtures" / "binary").glob("**/*.so"))
+    return found
+
+
+def _words_of(path: Path) -> list[int]:
+    words: list[int] = []
+    for section in load_elf(path).code_sections:
+        end = len(section.data) // 4 * 4
+        words.extend(struct.unpack_from(f"<{end // 4}I", section.data))
+    return words
+
+
+def _flags_with(word: int, ext: int | None) -> int:
+    """The exact flags of `word` decoded after extender value `ext` (None: no extender)."""
+    if not word & 0xC000:
+        flags = 0
+        for half in decode_module._decode_duplex_cached(word, 0, ext, {}):
+            flags |= instruction_flags(half)
+        return flags
+    try:
+        instruction = decode_module._DECODERS[word >> 28](word, 0, 0, ext)
+    except Exception:  # as the decoder does: the word becomes UNKNOWN
+        return WORD_ENDLOOP_BITS if word & 0xC000 == 0x8000 else 0
+    flags = instruction_flags(instruction)
+    return flags | WORD_ENDLOOP_BITS if word & 0xC000 == 0x8000 else flags
+
+
+def _check_word(word: int, ext: int | None = None) -> None:
+    flags = decode_module._word_flags(word, DecodeCache())
+    exact = _flags_with(word, ext)
+    assert flags | exact == flags, f"0x{word:08x} (ext {ext}): flags {flags:#b} miss {exact & ~flags:#b}"
+    assert flags & EXACT == exact & EXACT, f"0x{word:08x} (ext {ext}): HVX/endloop {flags:#b} vs {exact:#b}"
+
+
+def test_every_word_of_the_committed_libraries_is_flagged_soundly() -> None:
+    words = set()
+    for library in _libraries():
+        words.update(_words_of(library))
+    for word in words:
+        _check_word(word)
+
+
+def test_quick_flags_hold_for_every_opcode_row_and_stack_register_field() -> None:
+    """Every ICLASS x bits 27:21 x bits 13 and 7:5, with SP/FP or not in bits 20:16 and 12:8, the other bits random."""
+    rng = random.Random(5)
+    for iclass in range(16):
+        for row in range(128):
+            for variant in range(16):
+                word = iclass << 28 | row << 21 | rng.getrandbits(21)
+                word = word & ~0x20E0 | (variant & 1) << 13 | rng.getrandbits(3) << 5
+                if variant & 2:
+                    word = word & ~(31 << 16) | rng.choice((29, 30)) << 16
+                if variant & 4:
+                    word = word & ~(31 << 8) | rng.choice((29, 30)) << 8
+                word = word & ~0xC000 | (1 + (variant >> 3) * 2 if variant & 8 else rng.getrandbits(2)) << 14
+                _check_word(word)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.integers(min_value=0, max_value=0xFFFFFFFF), st.one_of(st.none(), st.integers(0, (1 << 26) - 1)))
+def test_flags_of_random_words_hold_with_or_without_an_extender(word: int, extender: int | None) -> None:
+    _check_word(word, None if extender is None else extender << 6)
+
+
+@pytest.mark.parametrize("library", _libraries(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_scan_opens_the_packets_decode_packets_returns(library: Path) -> None:
+    image = load_elf(library)
+    for section in image.code_sections:
+        packets = decode_packets(section.data, section.address, cache=DecodeCache())
+        scan = scan_code(section.data, section.address, cache=DecodeCache())
+        assert len(scan) == len(packets)
+        assert scan.packet_addresses == [p.address for p in packets] + [packets[-1].address + packets[-1].size]
+        # opened in a shuffled order: a packet's decoding never depends on which were opened before
+        order = list(range(len(scan)))
+        random.Random(7).shuffle(order)
+        assert all(scan.packet(index) == packets[index] for index in order)
+        whole = scan.range(0, len(scan))
+        assert list(whole) == packets
+        hvx = [i.address for p in packets for i in p.instructions if i.is_hvx]
+        assert whole.words_with(WORD_HVX) == hvx
+        for flag in ALL_FLAGS:
+            holding = set(whole.packets_with(flag))
+            exact = {index for index, packet in enumerate(packets) if _packet_flags(packet) & flag}
+            assert exact <= holding, f"{library.name}: packets with flag {flag:#b} left out"
+            if flag == WORD_ENDLOOP_BITS:
+                assert {index for index in holding if packets[index].endloop} == exact
+        for index in order[:200]:  # a packet's flags: its words' (the :endloop bits aside)
+            exact = _packet_flags(packets[index]) & ~WORD_ENDLOOP_BITS
+            assert whole.flags(index) | exact == whole.flags(index)
+
+
+@pytest.mark.parametrize("library", _libraries(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_instructions_read_word_by_word_are_those_of_the_decoded_packets(library: Path) -> None:
+    image = load_elf(library)
+    for section in image.code_sections:
+        packets = decode_packets(section.data, section.address, cache=DecodeCache())
+        scan = scan_code(section.data, section.address, cache=DecodeCache())  # nothing opened yet
+        whole = scan.range(0, len(scan))
+        assert [whole.endloop(index) for index in range(len(whole))] == [p.endloop for p in packets]
+        for flag in ALL_FLAGS[:-1]:
+            found = whole.instructions_with(flag)
+            expected = [(i, x) for i, p in enumerate(packets) for x in p.instructions if instruction_flags(x) & flag]
+            assert set(map(_key, expected)) <= set(map(_key, found)), f"{library.name}: flag {flag:#b}"
+            by_address = {(i, x.address, x.text): x for i, p in enumerate(packets) for x in p.instructions}
+            assert all(by_address[_key((i, x))] == x for i, x in found)
+        assert len(scan._opened) < len(scan)  # most words decode alone
+
+
+def _key(item: tuple[int, Instruction]) -> tuple[int, int, str]:
+    return item[0], item[1].address, item[1].text
+
+
+def _packet_flags(packet: decode_module.Packet) -> int:
+    flags = WORD_ENDLOOP_BITS if packet.endloop else 0
+    for instruction in packet.instructions:
+        flags |= instruction_flags(instruction)
+    return flags
+
+
+@pytest.mark.parametrize(
+    "library",
+    [p for p in _libraries() if "decoder" not in p.parts],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_the_audit_of_a_scan_equals_the_audit_of_every_decoded_packet(library: Path) -> None:
+    image = load_elf(library)
+    settings = AuditSettings()
+    for section in image.code_sections:
+        scan = scan_code(section.data, section.address, image.cpu, DecodeCache())
+        addresses = scan.packet_addresses[:-1]
+        for symbol in _unique_functions(image.functions):
+            if image.section_at(symbol.address) is not section:
+                continue
+            low, high = bisect_left(addresses, symbol.address), bisect_left(addresses, symbol.end)
+            lazy = _audit_function(symbol, scan.range(low, high), image, settings)
+            full = audit_function(symbol, [scan.packet(index) for index in range(low, high)], image, settings)
+            assert lazy == full, symbol.name
+            assert list(lazy.cfg.packets) == list(full.cfg.packets)
+
+
+def test_a_packet_range_is_a_sequence_of_packets() -> None:
+    code = struct.pack("<4I", 0x7800C001 & ~0xC000 | 0x4000, 0x7800C002, 0x7800C003, 0x7800C004)
+    scan = scan_code(code, 0x100, cache=DecodeCache())
+    whole = scan.range(0, len(scan))
+    packets = decode_packets(code, 0x100, cache=DecodeCache())
+    assert len(whole) == len(packets) == 3
+    assert whole[-1] == packets[-1] and whole[1:] == tuple(packets[1:])
+    assert whole == packets and whole.addresses == [0x100, 0x108, 0x10C] and whole.ends == [0x108, 0x10C, 0x110]
+    with pytest.raises(IndexError):
+        whole[3]
+    assert isinstance(whole[0].instructions[0], Instruction)
