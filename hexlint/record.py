@@ -83,7 +83,7 @@ def record(cls: type[_T] | None = None, /, *, frozen: bool = True, eq: bool = Tr
     return _make_record(cls, frozen, eq)
 
 
-def _make_record(cls: type[_T], frozen: bool, eq: bool = True) -> type[_T]:
+def _make_record(cls: type[_T], frozen: bool, eq: bool) -> type[_T]:
     own = _own_fields(cls)
     inherited = [item for base in reversed(cls.__mro__[1:]) for item in getattr(base, "__record_fields__", ())]
     by_name = {item.name: item for item in (*inherited, *own)}
@@ -254,7 +254,7 @@ def _compile_methods(all_fields: tuple[Field, ...], compared: list[str], frozen:
             f"    return hash(({mine}))",
         ]
     )
-    exec(source, namespace)
+    exec(source, namespace)  # the text is built from the class's own field names, nothing from outside
     return namespace
 
 
