@@ -114,6 +114,42 @@ def test_quick_flags_hold_for_every_opcode_row_and_stack_register_field() -> Non
                 _check_word(word)
 
 
+def _lanes_agree_with_quick_flags(words: list[int]) -> None:
+    code = struct.pack(f"<{len(words)}I", *words)
+    flags, slow = decode_module._scan_flags(code, len(code))
+    for word, lane, needs_decoding in zip(words, flags, slow, strict=True):
+        quick = decode_module._quick_flags(word)
+        assert (quick < 0) == bool(needs_decoding), f"0x{word:08x}: slow lane {needs_decoding} vs {quick}"
+        assert quick < 0 or lane == quick, f"0x{word:08x}: lane {lane:#b} vs quick flags {quick:#b}"
+
+
+def test_the_whole_section_flag_lanes_equal_the_quick_flags_of_every_top_half() -> None:
+    """scan_code flags a section lane by lane (_scan_flags): every value of bits 31:16, under every parse-bit value,
+    with and without SP/FP in bits 12:8, the other bits random."""
+    rng = random.Random(7)
+    low_halves = [
+        parse << 14 | rng.getrandbits(1) << 13 | register << 8 | rng.getrandbits(8)
+        for parse in range(4)
+        for register in (29, 30, rng.randrange(29))
+    ]
+    _lanes_agree_with_quick_flags([high << 16 | low for high in range(1 << 16) for low in rng.sample(low_halves, 4)])
+    _lanes_agree_with_quick_flags([high << 16 | low for high in range(1 << 16) for low in low_halves[:3]])
+
+
+def test_a_scan_flags_every_word_as_word_flags_does() -> None:
+    words = []
+    for library in _libraries():
+        words += _words_of(library)
+    rng = random.Random(11)
+    words += [rng.getrandbits(32) for _ in range(20000)]
+    code = struct.pack(f"<{len(words)}I", *words) + b"\x01\x02"  # a cut-short tail word is not flagged
+    cache = DecodeCache()
+    assert scan_code(code, 0x1000, cache=DecodeCache()).word_flags == [
+        decode_module._word_flags(word, cache) for word in words
+    ]
+    assert scan_code(b"", 0).word_flags == []
+
+
 @settings(max_examples=1500, deadline=None)
 @given(st.integers(min_value=0, max_value=0xFFFFFFFF), st.one_of(st.none(), st.integers(0, (1 << 26) - 1)))
 def test_flags_of_random_words_hold_with_or_without_an_extender(word: int, extender: int | None) -> None:

@@ -34,6 +34,8 @@ from __future__ import annotations
 import gc
 import re
 import struct
+import sys
+from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from itertools import accumulate, compress
@@ -1365,7 +1367,7 @@ class DecodeCache:
     words: dict[int | tuple[int, int], dict[str, object]] = field(default_factory=dict)  # by word or (word, extender)
     duplexes: dict[int | tuple[int, int], tuple[dict[str, object], ...]] = field(default_factory=dict)
     new_values: dict[int | tuple[int, int], _PendingNewValue] = field(default_factory=dict)
-    flags: dict[int, int] = field(default_factory=dict)  # word -> its WORD_* summary flags (scan_code)
+    flags: dict[int, int] = field(default_factory=dict)  # word -> WORD_* flags, of the words only decoding flags
     # PC-relative word (decoded alone) -> its fields and _split_relative (CodeScan.word_instructions)
     relative_words: dict[int | tuple[int, int], tuple[dict[str, object], int, str, str]] = field(default_factory=dict)
     limit: int = 1 << 18  # entries before the cache starts over: bounds the memory a long-running process keeps
@@ -1469,6 +1471,119 @@ def _quick_flags(word: int) -> int:
             return flags | WORD_LOOP_SETUP
         return flags | WORD_BRANCH if top >> 3 == 1 else flags | WORD_WRITES
     return -1  # 3 and 4: register-indexed, gp-relative, predicated memory forms
+
+
+# _quick_flags for every word of a section at once, lane by lane in C: a word's flags depend on its top byte (ICLASS,
+# bits 27:24), bits 23:21 (the rest of the opcode row), the register fields at bits 20:16 and 12:8 and the parse
+# bits, so 256-entry tables translate each byte column and big-integer AND/OR combine the columns, 8 bits a lane.
+# Low lanes carry flags 1..128, high lanes WORD_WRITES (1) and WORD_ENDLOOP_BITS (2); a "slow" lane is a word whose
+# flags only its decoding tells (_quick_flags -1). tests/test_decode_scan.py holds the lanes to _quick_flags.
+@record(eq=False)
+class _FlagTables:
+    low: bytes  # top byte -> flags that depend on it alone
+    high: bytes  # top byte -> WORD_WRITES (1) when it alone says so
+    if_base: bytes  # top byte -> flags to add when bits 20:16 name r29/r30
+    if_low_field: bytes  # top byte -> flags to add when bits 12:8 name r29/r30
+    row_flags: bytes  # top byte -> the bits 23:21 values (one-hot) that add row_flag
+    row_flag: bytes  # top byte -> WORD_DOUBLE (XTYPE) or WORD_LOOP_SETUP (CR)
+    row_writes: bytes  # top byte -> the bits 23:21 values (one-hot) that write a register (CR)
+    row_slow: bytes  # top byte -> the bits 23:21 values (one-hot) that need a decoding
+    one_hot: bytes  # byte of bits 23:16 -> 1 << bits 23:21
+    stack_field: bytes  # byte whose low 5 bits are a register field -> 0xFF for r29/r30
+    duplex: bytes  # byte of bits 15:8 -> 0xFF for parse bits 00
+    endloop: bytes  # byte of bits 15:8 -> 2 for parse bits 10
+    nonzero: bytes  # 0 -> 0, else 0xFF
+    nonzero_one: bytes  # 0 -> 0, else 1
+
+
+def _flag_tables() -> _FlagTables:
+    """The tables of _scan_flags, derived from _quick_flags' logic (built once, on the first scan)."""
+    columns: dict[str, list[int]] = {
+        name: [0] * 256 for name in ("low", "high", "if_base", "if_low_field", "row_flags", "row_flag")
+    }
+    columns.update({name: [0] * 256 for name in ("row_writes", "row_slow")})
+    for top in range(256):
+        iclass, nibble, wide = top >> 4, top & 15, top & 8
+        rows = [nibble << 3 | row for row in range(8)]
+        if iclass == 1:
+            columns["low"][top] = WORD_HVX if wide else WORD_BRANCH
+            columns["high"][top] = 0 if wide else 1
+        elif iclass == 2:
+            columns["low"][top] = WORD_HVX | WORD_MEMORY if wide else WORD_BRANCH
+            columns["high"][top] = 1 if wide else 0
+            columns["if_base"][top] = WORD_STACK_MEMORY if wide else 0
+        elif iclass in (7, 0xB, 0xF):
+            columns["high"][top] = 1
+            columns["if_base"][top] = WORD_STACK_COPY
+            columns["if_low_field"][top] = WORD_STACK_COPY if iclass == 0xF else 0
+        elif iclass in (9, 0xA):
+            columns["low"][top] = WORD_MEMORY
+            columns["high"][top] = 1
+            columns["if_base"][top] = WORD_STACK_MEMORY
+            columns["row_slow"][top] = 1 if iclass == 9 and not top & 9 else 0  # type 0: bits 27, 24 and 23:21 clear
+        elif iclass >= 8:
+            columns["high"][top] = 1
+            columns["if_base"][top] = columns["if_low_field"][top] = WORD_STACK_COPY
+            columns["row_flags"][top] = sum(1 << n for n, row in enumerate(rows) if (iclass, row) in _DOUBLE_ROWS)
+            columns["row_flag"][top] = WORD_DOUBLE
+        elif iclass == 5:
+            columns["low"][top] = WORD_BRANCH | WORD_CALL
+        elif iclass == 6:
+            loops = sum(1 << n for n, row in enumerate(rows) if row in _CR_LOOPS)
+            columns["row_flags"][top] = loops
+            columns["row_flag"][top] = WORD_LOOP_SETUP
+            columns["low"][top] = WORD_BRANCH if nibble == 1 else 0
+            columns["row_writes"][top] = 0 if nibble == 1 else 0xFF & ~loops
+        elif iclass in (3, 4):
+            columns["row_slow"][top] = 0xFF
+    byte_values = range(256)
+    return _FlagTables(
+        **{name: bytes(values) for name, values in columns.items()},
+        one_hot=bytes(1 << (value >> 5) for value in byte_values),
+        stack_field=bytes(0xFF if value & 31 in (29, 30) else 0 for value in byte_values),
+        duplex=bytes(0xFF if not value & 0xC0 else 0 for value in byte_values),
+        endloop=bytes(2 if value & 0xC0 == 0x80 else 0 for value in byte_values),
+        nonzero=bytes(0xFF if value else 0 for value in byte_values),
+        nonzero_one=bytes(1 if value else 0 for value in byte_values),
+    )
+
+
+_FLAG_TABLES: list[_FlagTables] = []  # built on the first scan: a lint run without binaries never pays for it
+
+
+def _scan_flags(code: bytes, end: int) -> tuple[list[int], bytes]:
+    """_quick_flags of every word of code[:end] (0 where it says -1), and one byte per word, nonzero where the word's
+    flags need its decoding instead."""
+    if not _FLAG_TABLES:
+        _FLAG_TABLES.append(_flag_tables())
+    tables = _FLAG_TABLES[0]
+    count = end >> 2
+    top, opcode, low_fields = code[3:end:4], code[2:end:4], code[1:end:4]  # bits 31:24, 23:16, 15:8 of each word
+
+    def lanes(column: bytes) -> int:
+        return int.from_bytes(column, "little")
+
+    def by_top(table: bytes) -> int:
+        return int.from_bytes(top.translate(table), "little")
+
+    def nonzero(value: int, table: bytes) -> int:
+        return int.from_bytes(value.to_bytes(count, "little").translate(table), "little")
+
+    row = lanes(opcode.translate(tables.one_hot))
+    low = by_top(tables.low)
+    low |= by_top(tables.if_base) & lanes(opcode.translate(tables.stack_field))
+    low |= by_top(tables.if_low_field) & lanes(low_fields.translate(tables.stack_field))
+    low |= nonzero(by_top(tables.row_flags) & row, tables.nonzero) & by_top(tables.row_flag)
+    high = by_top(tables.high) | lanes(low_fields.translate(tables.endloop))
+    high |= nonzero(by_top(tables.row_writes) & row, tables.nonzero_one)
+    slow = (by_top(tables.row_slow) & row) | lanes(low_fields.translate(tables.duplex))
+    pairs = bytearray(2 * count)
+    pairs[0::2] = low.to_bytes(count, "little")
+    pairs[1::2] = high.to_bytes(count, "little")
+    flags = array("H", pairs)
+    if sys.byteorder == "big":
+        flags.byteswap()
+    return flags.tolist(), slow.to_bytes(count, "little")
 
 
 def instruction_flags(instruction: Instruction) -> int:
@@ -1788,23 +1903,22 @@ def scan_code(code: bytes, base_address: int, cpu: int = 0x73, cache: DecodeCach
         cache.clear()
     chunks = _PACKET_BYTES.findall(code, 0, end)
     words = struct.unpack_from(f"<{end // 4}I", code)
+    flags, slow = _scan_flags(code, end)
     table = cache.flags
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for word in set(words).difference(table):
-            table[word] = _word_flags(word, cache)
+        for index in compress(range(len(slow)), slow):
+            word = words[index]
+            value = table.get(word)
+            if value is None:
+                value = table[word] = _decoded_word_flags(word, cache)
+            flags[index] = value
     finally:
         if collecting:
             gc.enable()
     return CodeScan(
-        code,
-        base_address,
-        cache,
-        chunks,
-        list(accumulate(map(len, chunks), initial=base_address)),
-        words,
-        list(map(table.__getitem__, words)),
+        code, base_address, cache, chunks, list(accumulate(map(len, chunks), initial=base_address)), words, flags
     )
 
 
