@@ -36,7 +36,7 @@ from itertools import accumulate, islice
 from operator import attrgetter, lt
 from typing import TYPE_CHECKING, Any
 
-from hexlint.hexagon.cfg import BasicBlock, FunctionCfg, build_cfg, frozen_instance
+from hexlint.hexagon.cfg import FunctionCfg, build_cfg, frozen_instance
 from hexlint.hexagon.decode import (
     WORD_BRANCH,
     WORD_CALL,
@@ -628,13 +628,11 @@ def _innermost_loop_of_packets(cfg: FunctionCfg) -> Sequence[int | None]:
     if not cfg.loops:
         return _NO_LOOPS  # type: ignore[return-value]
     loop_of: list[int | None] = [None] * len(cfg.packets)
-    innermost = cfg.innermost_loop_by_block
-    for block in cfg.blocks:
-        header = innermost.get(block.start)
-        if header is not None:
-            loop_of[block.first_packet : block.last_packet + 1] = [header] * (
-                block.last_packet - block.first_packet + 1
-            )
+    starts, firsts, lasts = cfg.block_starts, cfg.block_first_packets, cfg.block_last_packets
+    for start, header in cfg.innermost_loop_by_block.items():
+        number = bisect_left(starts, start)
+        first, last = firsts[number], lasts[number]
+        loop_of[first : last + 1] = [header] * (last - first + 1)
     return loop_of
 
 
@@ -647,10 +645,10 @@ def _stack_accesses(cfg: FunctionCfg, seeds: set[int] | None = None) -> list[Sta
     # Nothing copies SP/FP into another register: only direct r29/r30 accesses exist, no data flow needed.
     entry_states = _derived_registers_at_blocks(cfg, seeds) if seeds else {}
     accesses = []
-    for block in cfg.blocks:
-        state = entry_states.get(block.start, {})
-        loop = cfg.innermost_loop_by_block.get(block.start)
-        accesses += _block_accesses(cfg, block, state, seeds, loop)
+    for number, start in enumerate(cfg.block_starts):
+        state = entry_states.get(start, {})
+        loop = cfg.innermost_loop_by_block.get(start)
+        accesses += _block_accesses(cfg, number, state, seeds, loop)
     call_packets = [
         index
         for index, packet in enumerate(cfg.packets)
@@ -662,30 +660,31 @@ def _stack_accesses(cfg: FunctionCfg, seeds: set[int] | None = None) -> list[Sta
 
 def _call_blocks(cfg: FunctionCfg, call_packets: Sequence[int]) -> list[tuple[int, int]]:
     """(start of its basic block, packet address) of each call packet, in address order."""
-    if not call_packets or not cfg.blocks:
+    if not call_packets or not cfg.block_starts:
         return []
-    firsts = [block.first_packet for block in cfg.blocks]
+    firsts, lasts, starts = cfg.block_first_packets, cfg.block_last_packets, cfg.block_starts
     result = []
     for index in sorted(set(call_packets)):
         number = bisect_right(firsts, index) - 1
-        if number >= 0 and index <= cfg.blocks[number].last_packet:
-            result.append((cfg.blocks[number].start, cfg.packet_addresses[index]))
+        if number >= 0 and index <= lasts[number]:
+            result.append((starts[number], cfg.packet_addresses[index]))
     return result
 
 
 def _block_accesses(
     cfg: FunctionCfg,
-    block: BasicBlock,
+    number: int,
     state: dict[str, Derived],
     seeds: set[int],
     loop: int | None,
     instructions_of: Callable[[int], Sequence[Instruction]] | None = None,
 ) -> list[StackAccess]:
-    """`instructions_of(index)`: the instructions of packet `index` that may write a register, access memory or call
-    (the others change nothing here); None: every instruction of cfg.packets[index]."""
+    """The stack accesses of block `number`. `instructions_of(index)`: the instructions of packet `index` that may
+    write a register, access memory or call (the others change nothing here); None: every instruction of
+    cfg.packets[index]."""
     accesses = []
     addresses = cfg.packet_addresses
-    for index in range(block.first_packet, block.last_packet + 1):
+    for index in range(cfg.block_first_packets[number], cfg.block_last_packets[number] + 1):
         instructions = cfg.packets[index].instructions if instructions_of is None else instructions_of(index)
         if not instructions:
             continue
@@ -713,20 +712,20 @@ def _stack_accesses_from_facts(
     else:
         seeds = set(facts.seeds)
         entry_states = _derived_registers_at_blocks(cfg, seeds, instructions_of)
-        firsts = [block.first_packet for block in cfg.blocks]
+        firsts, lasts, starts = cfg.block_first_packets, cfg.block_last_packets, cfg.block_starts
         tracked = set()
-        for number, block in enumerate(cfg.blocks):
-            seed_position = bisect_left(facts.seeds, block.first_packet)
-            holds_seed = seed_position < len(facts.seeds) and facts.seeds[seed_position] <= block.last_packet
-            if holds_seed or entry_states.get(block.start):
+        for number, start in enumerate(starts):
+            seed_position = bisect_left(facts.seeds, firsts[number])
+            holds_seed = seed_position < len(facts.seeds) and facts.seeds[seed_position] <= lasts[number]
+            if holds_seed or entry_states.get(start):
                 tracked.add(number)
         untracked = [item for item in facts.direct if bisect_right(firsts, item[0]) - 1 not in tracked]
         accesses = _direct_accesses(untracked, addresses, loop_of)
         innermost = cfg.innermost_loop_by_block
         for number in sorted(tracked):
-            block = cfg.blocks[number]
-            state = entry_states.get(block.start, {})
-            accesses += _block_accesses(cfg, block, state, seeds, innermost.get(block.start), instructions_of)
+            start = starts[number]
+            state = entry_states.get(start, {})
+            accesses += _block_accesses(cfg, number, state, seeds, innermost.get(start), instructions_of)
     accesses.sort(key=_ACCESS_ORDER)
     return accesses
 
@@ -882,10 +881,9 @@ def _derived_registers_at_blocks(
     """Block start -> SP/FP-derived registers on entry: a worklist over the blocks in address order, last in first
     out, an unvisited predecessor left out of the join. Outside the blocks a seed packet reaches every state is empty,
     so there a visit only keeps the worklist order (which decides the result where loops carry a derived register)."""
-    blocks = cfg.blocks
-    count = len(blocks)
-    number_of = {block.start: number for number, block in enumerate(blocks)}
-    successors = [[number_of[successor] for successor in block.successors] for block in blocks]
+    starts, firsts, lasts = cfg.block_starts, cfg.block_first_packets, cfg.block_last_packets
+    count = len(starts)
+    successors = cfg.block_successors
     predecessors: list[list[int]] = [[] for _ in range(count)]
     for number, targets in enumerate(successors):
         for target in targets:
@@ -911,7 +909,7 @@ def _derived_registers_at_blocks(
             incoming = [exit_states[p] for p in predecessors[number] if exit_states[p] is not None]
             state = _join(incoming)  # type: ignore[arg-type]
             entry_states[number] = state
-            index, last = blocks[number].first_packet, blocks[number].last_packet
+            index, last = firsts[number], lasts[number]
             while index <= last:
                 if not state:  # nothing derived: only a seed packet can change that
                     position = bisect_left(seed_list, index)
@@ -929,12 +927,12 @@ def _derived_registers_at_blocks(
             if not queued[successor]:
                 queued[successor] = True
                 worklist.append(successor)
-    return {blocks[number].start: state for number, state in enumerate(entry_states) if state is not None}
+    return {starts[number]: state for number, state in enumerate(entry_states) if state is not None}
 
 
 def _blocks_reached_from_seeds(cfg: FunctionCfg, seed_list: list[int], successors: list[list[int]]) -> list[bool]:
     """Blocks holding a seed packet, and every block they reach: the only ones with a derived register."""
-    firsts = [block.first_packet for block in cfg.blocks]
+    firsts = cfg.block_first_packets
     reached = [False] * len(firsts)
     stack = sorted({bisect_right(firsts, index) - 1 for index in seed_list})
     for number in stack:

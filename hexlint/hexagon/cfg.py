@@ -77,19 +77,42 @@ class FunctionCfg:
     start: int
     end: int
     packets: Sequence[Packet]  # a tuple, or a PacketRange of a CodeScan (decoded on access)
-    blocks: tuple[BasicBlock, ...]
+    # The blocks in address order as parallel lists, indexed by block number (thousands of blocks per library: the
+    # BasicBlock records are built only when `blocks` is read)
+    block_starts: list[int]
+    block_ends: list[int]  # exclusive
+    block_first_packets: list[int]  # indexes into packets
+    block_last_packets: list[int]  # inclusive
+    block_successors: list[list[int]]  # block numbers, in BasicBlock.successors order
     loops: tuple[Loop, ...]  # outer loops before inner ones, then by header
     # block start -> header of its innermost loop (absent: not in a loop)
     innermost_loop_by_block: dict[int, int]
 
     @functools.cached_property
+    def blocks(self) -> tuple[BasicBlock, ...]:
+        starts = self.block_starts
+        return tuple(
+            BasicBlock(start, end, first, last, tuple([starts[number] for number in successors]))
+            for start, end, first, last, successors in zip(
+                starts,
+                self.block_ends,
+                self.block_first_packets,
+                self.block_last_packets,
+                self.block_successors,
+                strict=True,
+            )
+        )
+
+    @functools.cached_property
     def innermost_loop_by_packet(self) -> dict[int, int]:
         """Packet address -> header of its innermost loop (absent: not in a loop)."""
         result = {}
-        for block in self.blocks:
-            header = self.innermost_loop_by_block.get(block.start)
+        for start, first, last in zip(
+            self.block_starts, self.block_first_packets, self.block_last_packets, strict=True
+        ):
+            header = self.innermost_loop_by_block.get(start)
             if header is not None:
-                for index in range(block.first_packet, block.last_packet + 1):
+                for index in range(first, last + 1):
                     result[self.packet_addresses[index]] = header
         return result
 
@@ -113,17 +136,13 @@ class FunctionCfg:
         return self.innermost_loop(self.packet_addresses[index]) if index >= 0 else None
 
     @functools.cached_property
-    def _block_starts(self) -> list[int]:
-        return [block.start for block in self.blocks]
-
-    @functools.cached_property
     def packet_addresses(self) -> list[int]:
         """Each packet's address (without decoding a PacketRange)."""
         return [packet.address for packet in self.packets]
 
     def block_at(self, address: int) -> BasicBlock | None:
-        index = bisect_right(self._block_starts, address) - 1
-        if index >= 0 and self.blocks[index].start <= address < self.blocks[index].end:
+        index = bisect_right(self.block_starts, address) - 1
+        if index >= 0 and address < self.block_ends[index]:
             return self.blocks[index]
         return None
 
@@ -152,13 +171,23 @@ def build_cfg(
     if end is None:
         end = ends[-1] if packets else start
     if not packets:
-        return FunctionCfg(start, end, (), (), (), {})
+        return FunctionCfg(start, end, (), [], [], [], [], [], (), {})
     scan = _scan(packets, addresses, control)
     graph = _blocks(addresses, ends, scan)
     loops, innermost_by_block = _loops(graph) if graph.has_retreating_edge else ((), {})
-    cfg = FunctionCfg(start, end, packets, graph.blocks, loops, innermost_by_block)
+    cfg = FunctionCfg(
+        start,
+        end,
+        packets,
+        graph.starts,
+        graph.ends,
+        graph.first_packets,
+        graph.last_packets,
+        graph.successors,
+        loops,
+        innermost_by_block,
+    )
     object.__setattr__(cfg, "packet_addresses", addresses)  # seeds the cached property: computed here anyway
-    object.__setattr__(cfg, "_block_starts", graph.starts)
     return cfg
 
 
@@ -256,7 +285,6 @@ def _control_packets(packets: Sequence[Packet]) -> list[int]:
 class _Graph:
     """Blocks in address order; edges as block numbers; `:endloop` edges as (latch packet, start packet) -> stages."""
 
-    blocks: tuple[BasicBlock, ...]
     starts: list[int]  # block start addresses
     ends: list[int]
     first_packets: list[int]
@@ -278,10 +306,12 @@ def _blocks(addresses: list[int], packet_ends: list[int], scan: _Scan) -> _Graph
     # the packet after a block's last packet is the next block's first: a plain fallthrough goes to number + 1
     block_successors = [[number] for number in range(1, block_count)]
     block_successors.append([])
-    for number, last in enumerate(lasts):
-        targets = control_successors.get(last)
-        if targets is not None:
-            block_successors[number] = [number_of_first[target] for target in dict.fromkeys(targets)]
+    retreating = False  # an edge to the same or a lower block: a fallthrough never is one
+    for last, targets in control_successors.items():  # a control packet with successors always ends its block
+        number = number_of_first[last + 1] - 1 if last + 1 < count else block_count - 1
+        successors = block_successors[number] = [number_of_first[target] for target in dict.fromkeys(targets)]
+        if successors and min(successors) <= number:
+            retreating = True
     endloop_edges: dict[tuple[int, int], int] = {}
     if scan.endloops:
         # Loop set-ups inside each block, in order: the last one per loop register is what leaves the block.
@@ -293,24 +323,13 @@ def _blocks(addresses: list[int], packet_ends: list[int], scan: _Scan) -> _Graph
                 block_gen[loop_number] = start
                 stages_by_start[start] = max(stages, stages_by_start.get(start, 0))
         _add_endloop_edges(scan, firsts, lasts, gen, number_of_first, block_successors, stages_by_start, endloop_edges)
+        for last, start in endloop_edges:
+            if firsts[bisect_right(firsts, last) - 1] >= start:
+                retreating = True
+                break
     starts = [addresses[first] for first in firsts]
     ends = [packet_ends[last] for last in lasts]
-    retreating = False
-    for number, successors in enumerate(block_successors):
-        if successors and min(successors) <= number:
-            retreating = True
-            break
-    new, set_fields, block_class, start_of = object.__new__, object.__setattr__, BasicBlock, starts.__getitem__
-
-    def block(start: int, end: int, first: int, last: int, successors: list[int]) -> BasicBlock:
-        instance = new(block_class)
-        fields = {"start": start, "end": end, "first_packet": first, "last_packet": last}
-        fields["successors"] = tuple(map(start_of, successors))
-        set_fields(instance, "__dict__", fields)
-        return instance
-
-    blocks = tuple(map(block, starts, ends, firsts, lasts, block_successors))
-    return _Graph(blocks, starts, ends, firsts, lasts, block_successors, endloop_edges, retreating)
+    return _Graph(starts, ends, firsts, lasts, block_successors, endloop_edges, retreating)
 
 
 def _add_endloop_edges(
@@ -402,7 +421,7 @@ def _add_endloop_edges(
 def _loops(graph: _Graph) -> tuple[tuple[Loop, ...], dict[int, int]]:
     """Natural loops of the back edges (retreating edges in reverse postorder), nested; and block start -> header of
     its innermost loop."""
-    block_count = len(graph.blocks)
+    block_count = len(graph.starts)
     successors = graph.successors
     predecessors: list[list[int]] = [[] for _ in range(block_count)]
     for number, targets in enumerate(successors):
