@@ -116,7 +116,7 @@ def test_quick_flags_hold_for_every_opcode_row_and_stack_register_field() -> Non
 
 def _lanes_agree_with_quick_flags(words: list[int]) -> None:
     code = struct.pack(f"<{len(words)}I", *words)
-    flags, slow = decode_module._scan_flags(code, len(code))
+    flags, slow, _ = decode_module._scan_flags(code, len(code))
     for word, lane, needs_decoding in zip(words, flags, slow, strict=True):
         quick = decode_module._quick_flags(word)
         assert (quick < 0) == bool(needs_decoding), f"0x{word:08x}: slow lane {needs_decoding} vs {quick}"
@@ -144,10 +144,12 @@ def test_a_scan_flags_every_word_as_word_flags_does() -> None:
     words += [rng.getrandbits(32) for _ in range(20000)]
     code = struct.pack(f"<{len(words)}I", *words) + b"\x01\x02"  # a cut-short tail word is not flagged
     cache = DecodeCache()
-    assert scan_code(code, 0x1000, cache=DecodeCache()).word_flags == [
-        decode_module._word_flags(word, cache) for word in words
-    ]
+    scan = scan_code(code, 0x1000, cache=DecodeCache())
+    assert scan.word_flags == [decode_module._word_flags(word, cache) for word in words]
     assert scan_code(b"", 0).word_flags == []
+    # words_with reads the 16-bit flag lanes: every flag and a few unions, low and high lanes alike
+    for mask in (*ALL_FLAGS, WORD_BRANCH | WORD_WRITES, WORD_HVX | WORD_ENDLOOP_BITS, (1 << 10) - 1):
+        assert scan.words_with(mask) == [index for index, flags in enumerate(scan.word_flags) if flags & mask]
 
 
 @settings(max_examples=1500, deadline=None)

@@ -37,7 +37,7 @@ import struct
 import sys
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate, compress
 
 from hexlint.hexagon._tables import DEST_EXCEPTIONS, DEST_FIELDS
@@ -1551,9 +1551,9 @@ def _flag_tables() -> _FlagTables:
 _FLAG_TABLES: list[_FlagTables] = []  # built on the first scan: a lint run without binaries never pays for it
 
 
-def _scan_flags(code: bytes, end: int) -> tuple[list[int], bytes]:
-    """_quick_flags of every word of code[:end] (0 where it says -1), and one byte per word, nonzero where the word's
-    flags need its decoding instead."""
+def _scan_flags(code: bytes, end: int) -> tuple[list[int], bytes, bytearray]:
+    """_quick_flags of every word of code[:end] (0 where it says -1); one byte per word, nonzero where the word's
+    flags need its decoding instead; the same flags as little-endian 16-bit lanes (see CodeScan.flag_lanes)."""
     if not _FLAG_TABLES:
         _FLAG_TABLES.append(_flag_tables())
     tables = _FLAG_TABLES[0]
@@ -1577,13 +1577,13 @@ def _scan_flags(code: bytes, end: int) -> tuple[list[int], bytes]:
     high = by_top(tables.high) | lanes(low_fields.translate(tables.endloop))
     high |= nonzero(by_top(tables.row_writes) & row, tables.nonzero_one)
     slow = (by_top(tables.row_slow) & row) | lanes(low_fields.translate(tables.duplex))
-    pairs = bytearray(2 * count)
-    pairs[0::2] = low.to_bytes(count, "little")
-    pairs[1::2] = high.to_bytes(count, "little")
-    flags = array("H", pairs)
+    lanes = bytearray(2 * count)
+    lanes[0::2] = low.to_bytes(count, "little")
+    lanes[1::2] = high.to_bytes(count, "little")
+    flags = array("H", lanes)
     if sys.byteorder == "big":
         flags.byteswap()
-    return flags.tolist(), slow.to_bytes(count, "little")
+    return flags.tolist(), slow.to_bytes(count, "little"), lanes
 
 
 def instruction_flags(instruction: Instruction) -> int:
@@ -1628,6 +1628,17 @@ def _decoded_word_flags(word: int, cache: DecodeCache) -> int:
     return flags | WORD_ENDLOOP_BITS if word & 0xC000 == 0x8000 else flags
 
 
+_SHARING_BITS: dict[int, bytes] = {}
+
+
+def _sharing_bits(mask: int) -> bytes:
+    """A translate table: byte -> 1 when it shares a bit with `mask` (0..255), else 0."""
+    table = _SHARING_BITS.get(mask)
+    if table is None:
+        table = _SHARING_BITS[mask] = bytes(1 if value & mask else 0 for value in range(256))
+    return table
+
+
 @record(eq=False)
 class CodeScan:
     """A code section split into packets, with every word's WORD_* flags, decoded in full only packet by packet as
@@ -1640,6 +1651,8 @@ class CodeScan:
     packet_addresses: list[int]  # each packet's address, then the end of the last packet
     words: tuple[int, ...]
     word_flags: list[int]
+    # word_flags as little-endian 16-bit lanes (scan_code): words_with tests a mask on them a whole column at a time
+    flag_lanes: bytearray = field(default_factory=bytearray)
     _opened: dict[int, Packet] = field(default_factory=dict)
     _words_with: dict[int, list[int]] = field(default_factory=dict)
     _endloop_packets: list[tuple[list[int], list[frozenset[int]]]] = field(default_factory=list)  # one entry once known
@@ -1729,9 +1742,16 @@ class CodeScan:
         """Ascending indexes of the words whose flags share a bit with `mask` (computed once per mask)."""
         found = self._words_with.get(mask)
         if found is None:
-            found = self._words_with[mask] = list(
-                compress(range(len(self.word_flags)), map(mask.__and__, self.word_flags))
-            )
+            count = len(self.word_flags)
+            lanes = self.flag_lanes
+            if len(lanes) != 2 * count:  # a scan made by hand
+                hits: Iterable[int] = map(mask.__and__, self.word_flags)
+            else:
+                hits = lanes[0::2].translate(_sharing_bits(mask & 0xFF))
+                if mask >> 8:
+                    high = lanes[1::2].translate(_sharing_bits(mask >> 8 & 0xFF))
+                    hits = (int.from_bytes(hits, "little") | int.from_bytes(high, "little")).to_bytes(count, "little")
+            found = self._words_with[mask] = list(compress(range(count), hits))
         return found
 
     def range(self, low: int, high: int) -> PacketRange:
@@ -1903,7 +1923,7 @@ def scan_code(code: bytes, base_address: int, cpu: int = 0x73, cache: DecodeCach
         cache.clear()
     chunks = _PACKET_BYTES.findall(code, 0, end)
     words = struct.unpack_from(f"<{end // 4}I", code)
-    flags, slow = _scan_flags(code, end)
+    flags, slow, lanes = _scan_flags(code, end)
     table = cache.flags
     collecting = gc.isenabled()
     gc.disable()
@@ -1914,12 +1934,13 @@ def scan_code(code: bytes, base_address: int, cpu: int = 0x73, cache: DecodeCach
             if value is None:
                 value = table[word] = _decoded_word_flags(word, cache)
             flags[index] = value
+            lanes[2 * index] = value & 0xFF
+            lanes[2 * index + 1] = value >> 8
     finally:
         if collecting:
             gc.enable()
-    return CodeScan(
-        code, base_address, cache, chunks, list(accumulate(map(len, chunks), initial=base_address)), words, flags
-    )
+    addresses = list(accumulate(map(len, chunks), initial=base_address))
+    return CodeScan(code, base_address, cache, chunks, addresses, words, flags, flag_lanes=lanes)
 
 
 # One packet's bytes: up to three words whose parse bits (bits 15:14, the top of the second byte) say "more" (01, 10),
