@@ -979,21 +979,23 @@ def _transfer(instructions: Sequence[Instruction], state: dict[str, Derived]) ->
             if not memory.is_store and memory.register:
                 for register in _registers(memory.register):
                     updates[register] = None
-        if instruction.branch in ("call", "callr"):
+        branch = instruction.branch
+        if branch is not None and (branch == "call" or branch == "callr"):
             for register in CALLER_SAVED:
                 updates.setdefault(register, None)
-    if not updates:
-        return state
-    result = dict(state)
+    result = None  # a copy of `state` once something changes: most packets change nothing that is tracked
     for register, value in updates.items():
         # keys are single registers (writes name each half of a pair, loads were split above); r29/r30 never count
-        if register in STACK_BASES:
-            continue
         if value is None:
-            result.pop(register, None)
-        else:
+            if register in state:  # never r29/r30: they are never tracked
+                if result is None:
+                    result = dict(state)
+                del result[register]
+        elif register not in STACK_BASES:
+            if result is None:
+                result = dict(state)
             result[register] = value
-    return result
+    return state if result is None else result
 
 
 def _written_value(write: Any, state: dict[str, Derived]) -> Derived | None:
@@ -1011,12 +1013,13 @@ def _written_value(write: Any, state: dict[str, Derived]) -> Derived | None:
     return (origin[0], None)
 
 
-def _registers(name: str) -> list[str]:
-    """ "r5:4" -> ["r5", "r4"]; "r3" -> ["r3"]."""
+@functools.lru_cache(maxsize=512)
+def _registers(name: str) -> tuple[str, ...]:
+    """ "r5:4" -> ("r5", "r4"); "r3" -> ("r3",)."""
     if ":" in name and name.startswith("r"):
         high, low = name[1:].split(":", 1)
-        return [f"r{high}", f"r{low}"]
-    return [name]
+        return (f"r{high}", f"r{low}")
+    return (name,)
 
 
 # Per-loop counter slots of _loop_audits.
