@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hexlint import record
 from hexlint.binary.audit import AuditSettings, _audit_function, _unique_functions, audit_function
 from hexlint.elf import load_elf
 from hexlint.hexagon import decode as decode_module
@@ -112,6 +113,51 @@ def test_quick_flags_hold_for_every_opcode_row_and_stack_register_field() -> Non
                     word = word & ~(31 << 8) | rng.choice((29, 30)) << 8
                 word = word & ~0xC000 | (1 + (variant >> 3) * 2 if variant & 8 else rng.getrandbits(2)) << 14
                 _check_word(word)
+
+
+def _check_light_decoding(word: int, ext: int | None, packet: int = 0x5000, offset: int = 4) -> bool:
+    """A light decoding (no text, see decode._LIGHT_DECODERS) has every field of the full decoding, and renders its
+    text as the full decoder does; False when the word has none."""
+    fields = decode_module._LIGHT_DECODERS[word >> 28](word, packet, ext)
+    if fields is None:
+        return False
+    full = decode_module._DECODERS[word >> 28](word, packet + offset, packet, ext)
+    light = decode_module._at(dict(fields), packet + offset)
+    for item in record.fields(Instruction):
+        if item.name != "text":
+            assert getattr(light, item.name) == getattr(full, item.name), f"0x{word:08x} (ext {ext}): {item.name}"
+    # a new-value jump's text names a register of its packet (the scan renders it from the opened packet)
+    assert ("_new_value" in fields) == (decode_module._NEW_VALUE in full.text), f"0x{word:08x}"
+    if "_new_value" not in fields:
+        assert light.text == full.text, f"0x{word:08x} (ext {ext})"
+    return True
+
+
+def test_light_decodings_equal_the_full_decoder_on_every_library_word() -> None:
+    words = set()
+    for library in _libraries():
+        words.update(_words_of(library))
+    light = sum(_check_light_decoding(word, None) for word in words if word & 0xC000)
+    assert light > len(words) // 4  # jumps, calls, loads, stores and vmem are most of the code
+    for word in sorted(words)[::7]:
+        if word & 0xC000:
+            _check_light_decoding(word, 0x12345640, packet=0xFFFFFF00, offset=8)
+
+
+def test_light_decodings_equal_the_full_decoder_on_every_opcode_row() -> None:
+    rng = random.Random(9)
+    for iclass in (1, 2, 5, 6, 9, 0xA):
+        for row in range(128):
+            for _ in range(24):
+                word = iclass << 28 | row << 21 | rng.getrandbits(21) | 0x4000
+                _check_light_decoding(word, rng.choice((None, rng.getrandbits(26) << 6)), rng.getrandbits(32) & ~3)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.integers(min_value=0, max_value=0xFFFFFFFF), st.one_of(st.none(), st.integers(0, (1 << 26) - 1)))
+def test_light_decodings_of_random_words_equal_the_full_decoder(word: int, extender: int | None) -> None:
+    if word & 0xC000:
+        _check_light_decoding(word, None if extender is None else extender << 6)
 
 
 def _lanes_agree_with_quick_flags(words: list[int]) -> None:

@@ -109,6 +109,22 @@ class Packet:
     endloop: frozenset[int]  # {0}, {1}, {0, 1} from the parse bits of the first two words
 
 
+class _LazyText:
+    """Instruction.text of an instruction built by a light decoder (_LIGHT_DECODERS: every field but the text, which
+    only --disasm, the tests and a few audit findings read): rendered by the full decoder on first read, then kept in
+    the instruction's field dict. Instructions built with a text keep it in that dict, which this never overrides."""
+
+    def __get__(self, instance: Instruction | None, owner: type | None = None) -> object:
+        if instance is None:
+            return self
+        text = _render_text(instance)
+        instance.__dict__["text"] = text
+        return text
+
+
+Instruction.text = _LazyText()  # type: ignore[assignment]
+
+
 # ---------------------------------------------------------------------------------------------------------------------
 # fast construction: a frozen record's __init__ pays one object.__setattr__ per field, which made object creation
 # most of the decoding time. These build the very same frozen objects by installing an instance __dict__ that holds
@@ -1092,6 +1108,212 @@ _DECODERS: tuple[Callable[[int, int, int, int | None], Instruction], ...] = (
 
 
 # ---------------------------------------------------------------------------------------------------------------------
+# light decoders: (word, packet address, extender or None) -> the field dict the full decoder gives the word, without
+# "text" (see _LazyText), or None where the full decoder must run (rare forms, new-value stores, duplexes). The hidden
+# entries "_ext" and "_packet" (PC-relative words) say how to render the text; "_new_value" marks a new-value jump,
+# whose text names a register of its packet. Only the forms the audit reads most (jumps, calls, loop set-ups, scalar
+# loads and stores, vmem) are here. tests/test_decode_scan.py holds every field and the text to the full decoder.
+
+
+def _light_j1(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_j1: compare-and-jump (J4), or an HVX compute word."""
+    if word & 0x08000000:
+        return {"word": word, "iclass": "HVX", "mnemonic": "", "is_hvx": True, "_ext": ext}
+    raw = ((word >> 20) & 3) << 7 | (word >> 1) & 0x7F
+    target = (packet + _imm(raw, 9, 4, True, ext)) & _MASK32
+    fields: dict[str, object] = {"word": word, "iclass": "J", "mnemonic": "jump", "branch": "jump", "target": target}
+    op = (word >> 24) & 15
+    if op == 6:  # rD = #u6 ; jump
+        fields["writes"] = (_write(_R[_SUB_R[(word >> 16) & 15]], "other", immediate=(word >> 8) & 63),)
+    elif op == 7:  # rD = rS ; jump
+        fields["writes"] = (_write(_R[_SUB_R[(word >> 8) & 15]], "copy", _R[_SUB_R[(word >> 16) & 15]]),)
+    else:
+        fields["conditional"] = True
+    fields["_ext"], fields["_packet"] = ext, packet
+    return fields
+
+
+def _light_j2(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_j2: a new-value compare jump (its text waits for the packet), or HVX vmem."""
+    if word & 0x08000000:
+        return _light_vmem(word, ext)
+    raw = ((word >> 20) & 3) << 7 | (word >> 1) & 0x7F
+    target = (packet + _imm(raw, 9, 4, True, ext)) & _MASK32
+    return {
+        "word": word,
+        "iclass": "J",
+        "mnemonic": "jump",
+        "branch": "jump",
+        "target": target,
+        "conditional": True,
+        "_ext": ext,
+        "_packet": packet,
+        "_new_value": True,
+    }
+
+
+def _light_vmem(word: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_vmem's base+#s4 and post-increment forms, .new stores (new-value) and Z loads aside."""
+    group = (word >> 24) & 7
+    if group not in (0, 1, 3):
+        return None
+    form = _VMEM_FORMS.get(((word >> 23) & 1, (word >> 21) & 1, (word >> 5) & 7))
+    if form is None or form[2] == ".new":
+        return None
+    store, mnemonic, _, predicate, _ = form
+    base = _R[(word >> 16) & 31]
+    fields: dict[str, object] = {"word": word, "iclass": "HVX", "mnemonic": mnemonic, "is_hvx": True, "_ext": ext}
+    if group == 0:
+        access = _memory(base, _signed(((word >> 13) & 1) << 3 | (word >> 8) & 7, 4) * 128, store, True, 128, False,
+                         _V[word & 31], None)  # fmt: skip
+    else:
+        inc = _signed((word >> 8) & 7, 3) * 128 if group == 1 else None
+        access = _memory(base, 0, store, True, 128, True, _V[word & 31], inc)
+        fields["writes"] = (_post_write(base, inc),)
+    fields["memory"] = access
+    if predicate:
+        fields["conditional"] = True
+    return fields
+
+
+def _light_j5(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_j5: jump/call #r22:2 and their predicated forms; jumpr/callr."""
+    group = (word >> 25) & 7
+    if group == 4 or group == 5:
+        raw = ((word >> 16) & 0x1FF) << 13 | (word >> 1) & 0x1FFF
+        target = (packet + _imm(raw, 22, 4, True, ext)) & _MASK32
+        kind = "call" if group == 5 else "jump"
+        return {"word": word, "iclass": "J", "mnemonic": kind, "branch": kind, "target": target, "_ext": ext,
+                "_packet": packet}  # fmt: skip
+    if group == 6:
+        raw = ((word >> 22) & 3) << 13 | ((word >> 16) & 0x1F) << 8 | ((word >> 13) & 1) << 7 | (word >> 1) & 0x7F
+        target = (packet + _imm(raw, 15, 4, True, ext)) & _MASK32
+        kind = "call" if word & 0x01000000 else "jump"
+        return {"word": word, "iclass": "J", "mnemonic": kind, "branch": kind, "target": target, "conditional": True,
+                "_ext": ext, "_packet": packet}  # fmt: skip
+    return None
+
+
+def _light_cr(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_cr: loop set-ups and compare-with-zero jumps."""
+    top = (word >> 21) & 127
+    if top >> 3 == 0b0001:  # if (rS op #0) jump #r13:2
+        raw = ((word >> 21) & 1) << 12 | ((word >> 13) & 1) << 11 | (word >> 1) & 0x7FF
+        target = (packet + _imm(raw, 13, 4, True, ext)) & _MASK32
+        return {"word": word, "iclass": "J", "mnemonic": "jump", "branch": "jump", "target": target,
+                "conditional": True, "_ext": ext, "_packet": packet}  # fmt: skip
+    if top in _CR_LOOPS:
+        if top & 0b1000000:  # loopN(#r7:2,#U10)
+            count: int | None = ((word >> 16) & 31) << 5 | ((word >> 5) & 7) << 2 | word & 3
+            register = None
+        else:  # loopN(#r7:2,rS)
+            count, register = None, _R[(word >> 16) & 31]
+        raw = ((word >> 8) & 31) << 2 | (word >> 3) & 3
+        start = (packet + _imm(raw, 7, 4, True, ext)) & _MASK32
+        variant = top & 7
+        stages = variant - 4 if variant >= 5 else 0
+        mnemonic = f"sp{stages}loop0" if stages else f"loop{1 if variant == 1 else 0}"
+        setup = LoopSetup(1 if variant == 1 else 0, start, count, register, stages)
+        return {"word": word, "iclass": "CR", "mnemonic": mnemonic, "loop_setup": setup, "_ext": ext,
+                "_packet": packet}  # fmt: skip
+    return None
+
+
+def _light_ld(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_ld: rD = memX(rS+#s11:n) and rD = memX(rX++#s4:n) (predicated or not)."""
+    kind = (word >> 21) & 15
+    spec = _LOAD_TYPES.get(kind)
+    if spec is None:
+        return None
+    mnemonic, size, pair = spec
+    mode = (word >> 25) & 3
+    base = _R[(word >> 16) & 31]
+    register = _PAIR[word & 31] if pair else _R[word & 31]
+    fields: dict[str, object] = {"word": word, "iclass": "LD", "mnemonic": mnemonic, "_ext": ext}
+    if not word & 0x08000000:
+        if word & 0x0FE00000 == 0x02000000:  # memw_phys, locked/acquire loads, vextract
+            return None
+        raw = mode << 9 | (word >> 5) & 0x1FF
+        offset = (raw - 2048 if raw & 0x400 else raw) * size if ext is None else _imm(raw, 11, size, True, ext)
+        fields["memory"] = _memory(base, offset, False, False, size, False, register, None)
+        fields["writes"] = _OTHER_WRITES_BY_NAME[register]
+        return fields
+    if mode != 1 or word & 0x1000:  # circular, absolute-set, register-modified, bit-reversed, indexed forms
+        return None
+    increment = _signed((word >> 5) & 15, 4) * size
+    fields["memory"] = _memory(base, 0, False, False, size, True, register, increment)
+    fields["writes"] = (*_OTHER_WRITES_BY_NAME[register], _write(base, "add_imm", base, increment))
+    if word & 0x2000:
+        fields["conditional"] = True
+    return fields
+
+
+def _light_st(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_st: memX(rS+#s11:n) = rT and memX(rX++#s4:n) = rT (predicated or not); new-value stores aside."""
+    if not word & 0x01000000:  # allocframe, locked/release stores, cache and DMA operations
+        return None
+    spec = _STORE_TYPES.get((word >> 21) & 7)
+    if spec is None:
+        return None
+    mnemonic, size = spec
+    base = _R[(word >> 16) & 31]
+    data = (word >> 8) & 31
+    register = _PAIR[data] if size == 8 else _R[data]
+    mode = (word >> 25) & 3
+    fields: dict[str, object] = {"word": word, "iclass": "ST", "mnemonic": mnemonic, "_ext": ext}
+    if not word & 0x08000000:
+        raw = mode << 9 | ((word >> 13) & 1) << 8 | (word & 0xFF)
+        offset = (raw - 2048 if raw & 0x400 else raw) * size if ext is None else _imm(raw, 11, size, True, ext)
+        fields["memory"] = _memory(base, offset, True, False, size, False, register, None)
+        return fields
+    if mode != 1 or word & 0x80:  # circular, absolute-set, register-modified, bit-reversed, indexed forms
+        return None
+    increment = _signed((word >> 3) & 15, 4) * size
+    fields["memory"] = _memory(base, 0, True, False, size, True, register, increment)
+    fields["writes"] = (_write(base, "add_imm", base, increment),)
+    if word & 0x2000:
+        fields["conditional"] = True
+    return fields
+
+
+def _no_light(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    return None
+
+
+_LIGHT_DECODERS: tuple[Callable[[int, int, int | None], dict[str, object] | None], ...] = (
+    _no_light,  # 0000 constant extender
+    _light_j1,
+    _light_j2,
+    _no_light,  # 0011 register-indexed loads/stores, memops
+    _no_light,  # 0100 predicated and gp-relative loads/stores
+    _light_j5,
+    _light_cr,
+    _no_light,  # 0111 ALU32
+    _no_light,  # 1000 XTYPE
+    _light_ld,
+    _light_st,
+    _no_light,  # 1011 add(rS,#s16)
+    _no_light,
+    _no_light,
+    _no_light,
+    _no_light,  # 1111 ALU32
+)
+
+
+def _render_text(instruction: Instruction) -> str:
+    """The text the full decoder gives a light-decoded instruction (see _LazyText)."""
+    fields = instruction.__dict__
+    word, address = instruction.word, instruction.address
+    in_packet = fields.get("_in_packet")
+    if in_packet is not None:  # a new-value operand: its packet names the register
+        scan, index = in_packet
+        for other in scan.packet(index).instructions:
+            if other.address == address:
+                return other.text  # type: ignore[no-any-return]
+    return _DECODERS[word >> 28](word, address, fields.get("_packet", 0), fields.get("_ext")).text
+
+
+# ---------------------------------------------------------------------------------------------------------------------
 # duplex sub-instructions (13 bits each; slot 1 = bits 28:16, slot 0 = bits 12:0)
 
 # duplex ICLASS -> (slot 1 group, slot 0 group)
@@ -1369,7 +1591,10 @@ class DecodeCache:
     new_values: dict[int | tuple[int, int], _PendingNewValue] = field(default_factory=dict)
     flags: dict[int, int] = field(default_factory=dict)  # word -> WORD_* flags, of the words only decoding flags
     # PC-relative word (decoded alone) -> its fields and _split_relative (CodeScan.word_instructions)
-    relative_words: dict[int | tuple[int, int], tuple[dict[str, object], int, str, str]] = field(default_factory=dict)
+    # (light decodings: no text parts, see _LIGHT_DECODERS)
+    relative_words: dict[int | tuple[int, int], tuple[dict[str, object], int, str | None, str | None]] = field(
+        default_factory=dict
+    )
     limit: int = 1 << 18  # entries before the cache starts over: bounds the memory a long-running process keeps
 
     def clear(self) -> None:
@@ -1692,6 +1917,9 @@ class CodeScan:
             if relative is not None:
                 return (_relative_at(*relative, packet_address, address),)
             if key not in cache.new_values:
+                light = _LIGHT_DECODERS[word >> 28](word, packet_address, ext)
+                if light is not None:
+                    return (self._light_instruction(light, key, packet_index, packet_address, address),)
                 instruction = _decode_alone(word, address, packet_address, ext)
                 if instruction is not None:
                     if instruction.target is None and instruction.loop_setup is None:
@@ -1703,6 +1931,26 @@ class CodeScan:
                     return (instruction,)
             opened = self.packet(packet_index)
         return tuple([instruction for instruction in opened.instructions if instruction.address == address])
+
+    def _light_instruction(
+        self,
+        fields: dict[str, object],
+        key: int | tuple[int, int],
+        packet_index: int,
+        packet_address: int,
+        address: int,
+    ) -> Instruction:
+        """The instruction of a light decoding (see _LIGHT_DECODERS), remembered like word_instructions' decodings."""
+        if "_new_value" in fields:  # its text names a register of this very packet
+            fields["_in_packet"] = (self, packet_index)
+            return _at(fields, address)
+        setup = fields.get("loop_setup")
+        target = fields.get("target") if setup is None else setup.start  # type: ignore[attr-defined]
+        if target is None:
+            self.cache.words[key] = fields
+        else:  # the template is a copy: this instruction's dict may get its own text
+            self.cache.relative_words[key] = (dict(fields), (target - packet_address) & _MASK32, None, None)
+        return _at(fields, address)
 
     def endloop(self, index: int) -> frozenset[int]:
         """packet(index).endloop, from the parse bits alone."""
@@ -2030,11 +2278,15 @@ def _apply_relative(instructions: list[Instruction], relative: tuple[_RelativeEn
 
 
 def _relative_at(
-    fields: dict[str, object], distance: int, before: str, after: str, packet_address: int, address: int
+    fields: dict[str, object], distance: int, before: str | None, after: str | None, packet_address: int, address: int
 ) -> Instruction:
     """A PC-relative instruction (see _split_relative) rebuilt at `address` in a packet at `packet_address`."""
     target = (packet_address + distance) & _MASK32
-    attributes = {**fields, "text": f"{before}0x{target:x}{after}"}
+    attributes = {**fields}
+    if before is None:  # a light decoding: its text is rendered for this packet when read
+        attributes["_packet"] = packet_address
+    else:
+        attributes["text"] = f"{before}0x{target:x}{after}"
     setup = attributes.get("loop_setup")
     if setup is None:
         attributes["target"] = target
