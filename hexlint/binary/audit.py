@@ -749,44 +749,57 @@ def mark_stack_buffers(accesses: list[StackAccess], call_blocks: Sequence[tuple[
     `call_blocks`: (block start, call packet address) of every call. A store to SP-based slots that nothing in the
     function ever loads, made in the block of a later call, is that call's stack argument (varargs of a logging
     call): a spill store is always reloaded."""
-    by_base: dict[str, list[StackAccess]] = {}
-    for access in accesses:
-        if access.slot is not None:
-            by_base.setdefault(access.slot[0], []).append(access)
-    reasons: dict[int, str] = {}  # id(access) -> reason
-    for base, group in by_base.items():
-        for cluster in _overlapping_clusters(group):
-            reason = _buffer_reason(cluster, base, call_blocks)
+    by_base: dict[str, list[int]] = {}  # base -> positions of its constant-offset accesses
+    for position, access in enumerate(accesses):
+        slot = access.slot
+        if slot is not None:
+            by_base.setdefault(slot[0], []).append(position)
+    marked = None  # a copy of `accesses` once one is a buffer's
+    for base, positions in by_base.items():
+        if not (base == "r29" and call_blocks) and not any(
+            accesses[position].is_predicated and accesses[position].is_store for position in positions
+        ):
+            continue  # neither reason can hold for any cluster of this base: no need to cluster
+        for cluster in _overlapping_clusters([accesses[position] for position in positions], positions):
+            reason = _buffer_reason([accesses[position] for position in cluster], base, call_blocks)
             if reason is not None:
-                for access in cluster:
-                    reasons[id(access)] = reason
-    if not reasons:
-        return accesses
-    return [
-        replace(access, buffer_reason=reasons[id(access)]) if id(access) in reasons else access for access in accesses
-    ]
+                if marked is None:
+                    marked = list(accesses)
+                for position in cluster:
+                    marked[position] = frozen_instance(
+                        StackAccess, {**accesses[position].__dict__, "buffer_reason": reason}
+                    )
+    return accesses if marked is None else marked
 
 
-def _overlapping_clusters(accesses: list[StackAccess]) -> Iterator[list[StackAccess]]:
-    """Accesses grouped by overlapping byte ranges [offset, offset + size), transitively."""
-    ordered = sorted(accesses, key=lambda access: access.slot[1])  # type: ignore[index]
-    cluster: list[StackAccess] = []
-    cluster_end = None
-    for access in ordered:
+def _overlapping_clusters(accesses: list[StackAccess], positions: list[int]) -> Iterator[list[int]]:
+    """The positions of the accesses grouped by overlapping byte ranges [offset, offset + size), transitively."""
+    ordered = sorted(zip(accesses, positions, strict=True), key=_slot_offset)
+    cluster: list[int] = []
+    cluster_end = 0
+    for access, position in ordered:
         low = access.slot[1]  # type: ignore[index]
-        if cluster and cluster_end is not None and low >= cluster_end:
+        high = low + access.size
+        if cluster and low >= cluster_end:
             yield cluster
             cluster = []
-        cluster_end = low + access.size if not cluster else max(cluster_end or 0, low + access.size)
-        cluster.append(access)
+        cluster_end = high if not cluster else max(cluster_end, high)
+        cluster.append(position)
     if cluster:
         yield cluster
 
 
+def _slot_offset(item: tuple[StackAccess, int]) -> int:
+    return item[0].slot[1]  # type: ignore[index]
+
+
 def _buffer_reason(cluster: list[StackAccess], base: str, call_blocks: Sequence[tuple[int, int]]) -> str | None:
-    if any(access.is_predicated and access.is_store for access in cluster):
-        return PREDICATED_STORE
-    only_stores = all(access.is_store for access in cluster)
+    only_stores = True
+    for access in cluster:
+        if not access.is_store:
+            only_stores = False
+        elif access.is_predicated:
+            return PREDICATED_STORE
     if base == "r29" and call_blocks and only_stores and all(_before_a_call(access, call_blocks) for access in cluster):
         return CALL_ARGUMENT
     return None
