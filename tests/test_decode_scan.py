@@ -138,7 +138,7 @@ def test_light_decodings_equal_the_full_decoder_on_every_library_word() -> None:
     for library in _libraries():
         words.update(_words_of(library))
     light = sum(_check_light_decoding(word, None) for word in words if word & 0xC000)
-    assert light > len(words) // 4  # jumps, calls, loads, stores and vmem are most of the code
+    assert light > len(words) // 50  # jumps, compare jumps, loop set-ups
     for word in sorted(words)[::7]:
         if word & 0xC000:
             _check_light_decoding(word, 0x12345640, packet=0xFFFFFF00, offset=8)

@@ -1109,10 +1109,12 @@ _DECODERS: tuple[Callable[[int, int, int, int | None], Instruction], ...] = (
 
 # ---------------------------------------------------------------------------------------------------------------------
 # light decoders: (word, packet address, extender or None) -> the field dict the full decoder gives the word, without
-# "text" (see _LazyText), or None where the full decoder must run (rare forms, new-value stores, duplexes). The hidden
+# "text" (see _LazyText), or None where the full decoder must run (every other word). The hidden
 # entries "_ext" and "_packet" (PC-relative words) say how to render the text; "_new_value" marks a new-value jump,
-# whose text names a register of its packet. Only the forms the audit reads most (jumps, calls, loop set-ups, scalar
-# loads and stores, vmem) are here. tests/test_decode_scan.py holds every field and the text to the full decoder.
+# whose text names a register of its packet. Only the words the audit reads often without their text are here: jumps
+# (not calls), loop set-ups, compare jumps; it reads the text of calls and of most memory accesses, for which a light
+# decoding and then a full one would cost more. tests/test_decode_scan.py holds every field and the text to the full
+# decoder.
 
 
 def _light_j1(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
@@ -1134,9 +1136,9 @@ def _light_j1(word: int, packet: int, ext: int | None) -> dict[str, object] | No
 
 
 def _light_j2(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
-    """_decode_j2: a new-value compare jump (its text waits for the packet), or HVX vmem."""
-    if word & 0x08000000:
-        return _light_vmem(word, ext)
+    """_decode_j2: a new-value compare jump (its text waits for the packet)."""
+    if word & 0x08000000:  # vmem: the audit reads the text of most memory accesses
+        return None
     raw = ((word >> 20) & 3) << 7 | (word >> 1) & 0x7F
     target = (packet + _imm(raw, 9, 4, True, ext)) & _MASK32
     return {
@@ -1152,45 +1154,19 @@ def _light_j2(word: int, packet: int, ext: int | None) -> dict[str, object] | No
     }
 
 
-def _light_vmem(word: int, ext: int | None) -> dict[str, object] | None:
-    """_decode_vmem's base+#s4 and post-increment forms, .new stores (new-value) and Z loads aside."""
-    group = (word >> 24) & 7
-    if group not in (0, 1, 3):
-        return None
-    form = _VMEM_FORMS.get(((word >> 23) & 1, (word >> 21) & 1, (word >> 5) & 7))
-    if form is None or form[2] == ".new":
-        return None
-    store, mnemonic, _, predicate, _ = form
-    base = _R[(word >> 16) & 31]
-    fields: dict[str, object] = {"word": word, "iclass": "HVX", "mnemonic": mnemonic, "is_hvx": True, "_ext": ext}
-    if group == 0:
-        access = _memory(base, _signed(((word >> 13) & 1) << 3 | (word >> 8) & 7, 4) * 128, store, True, 128, False,
-                         _V[word & 31], None)  # fmt: skip
-    else:
-        inc = _signed((word >> 8) & 7, 3) * 128 if group == 1 else None
-        access = _memory(base, 0, store, True, 128, True, _V[word & 31], inc)
-        fields["writes"] = (_post_write(base, inc),)
-    fields["memory"] = access
-    if predicate:
-        fields["conditional"] = True
-    return fields
-
-
 def _light_j5(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
-    """_decode_j5: jump/call #r22:2 and their predicated forms; jumpr/callr."""
+    """_decode_j5: jump #r22:2 and if ([!]pU[.new]) jump #r15:2 (the audit reads the text of calls)."""
     group = (word >> 25) & 7
-    if group == 4 or group == 5:
+    if group == 4:
         raw = ((word >> 16) & 0x1FF) << 13 | (word >> 1) & 0x1FFF
         target = (packet + _imm(raw, 22, 4, True, ext)) & _MASK32
-        kind = "call" if group == 5 else "jump"
-        return {"word": word, "iclass": "J", "mnemonic": kind, "branch": kind, "target": target, "_ext": ext,
+        return {"word": word, "iclass": "J", "mnemonic": "jump", "branch": "jump", "target": target, "_ext": ext,
                 "_packet": packet}  # fmt: skip
-    if group == 6:
+    if group == 6 and not word & 0x01000000:
         raw = ((word >> 22) & 3) << 13 | ((word >> 16) & 0x1F) << 8 | ((word >> 13) & 1) << 7 | (word >> 1) & 0x7F
         target = (packet + _imm(raw, 15, 4, True, ext)) & _MASK32
-        kind = "call" if word & 0x01000000 else "jump"
-        return {"word": word, "iclass": "J", "mnemonic": kind, "branch": kind, "target": target, "conditional": True,
-                "_ext": ext, "_packet": packet}  # fmt: skip
+        return {"word": word, "iclass": "J", "mnemonic": "jump", "branch": "jump", "target": target,
+                "conditional": True, "_ext": ext, "_packet": packet}  # fmt: skip
     return None
 
 
@@ -1219,63 +1195,6 @@ def _light_cr(word: int, packet: int, ext: int | None) -> dict[str, object] | No
     return None
 
 
-def _light_ld(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
-    """_decode_ld: rD = memX(rS+#s11:n) and rD = memX(rX++#s4:n) (predicated or not)."""
-    kind = (word >> 21) & 15
-    spec = _LOAD_TYPES.get(kind)
-    if spec is None:
-        return None
-    mnemonic, size, pair = spec
-    mode = (word >> 25) & 3
-    base = _R[(word >> 16) & 31]
-    register = _PAIR[word & 31] if pair else _R[word & 31]
-    fields: dict[str, object] = {"word": word, "iclass": "LD", "mnemonic": mnemonic, "_ext": ext}
-    if not word & 0x08000000:
-        if word & 0x0FE00000 == 0x02000000:  # memw_phys, locked/acquire loads, vextract
-            return None
-        raw = mode << 9 | (word >> 5) & 0x1FF
-        offset = (raw - 2048 if raw & 0x400 else raw) * size if ext is None else _imm(raw, 11, size, True, ext)
-        fields["memory"] = _memory(base, offset, False, False, size, False, register, None)
-        fields["writes"] = _OTHER_WRITES_BY_NAME[register]
-        return fields
-    if mode != 1 or word & 0x1000:  # circular, absolute-set, register-modified, bit-reversed, indexed forms
-        return None
-    increment = _signed((word >> 5) & 15, 4) * size
-    fields["memory"] = _memory(base, 0, False, False, size, True, register, increment)
-    fields["writes"] = (*_OTHER_WRITES_BY_NAME[register], _write(base, "add_imm", base, increment))
-    if word & 0x2000:
-        fields["conditional"] = True
-    return fields
-
-
-def _light_st(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
-    """_decode_st: memX(rS+#s11:n) = rT and memX(rX++#s4:n) = rT (predicated or not); new-value stores aside."""
-    if not word & 0x01000000:  # allocframe, locked/release stores, cache and DMA operations
-        return None
-    spec = _STORE_TYPES.get((word >> 21) & 7)
-    if spec is None:
-        return None
-    mnemonic, size = spec
-    base = _R[(word >> 16) & 31]
-    data = (word >> 8) & 31
-    register = _PAIR[data] if size == 8 else _R[data]
-    mode = (word >> 25) & 3
-    fields: dict[str, object] = {"word": word, "iclass": "ST", "mnemonic": mnemonic, "_ext": ext}
-    if not word & 0x08000000:
-        raw = mode << 9 | ((word >> 13) & 1) << 8 | (word & 0xFF)
-        offset = (raw - 2048 if raw & 0x400 else raw) * size if ext is None else _imm(raw, 11, size, True, ext)
-        fields["memory"] = _memory(base, offset, True, False, size, False, register, None)
-        return fields
-    if mode != 1 or word & 0x80:  # circular, absolute-set, register-modified, bit-reversed, indexed forms
-        return None
-    increment = _signed((word >> 3) & 15, 4) * size
-    fields["memory"] = _memory(base, 0, True, False, size, True, register, increment)
-    fields["writes"] = (_write(base, "add_imm", base, increment),)
-    if word & 0x2000:
-        fields["conditional"] = True
-    return fields
-
-
 def _no_light(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
     return None
 
@@ -1290,8 +1209,8 @@ _LIGHT_DECODERS: tuple[Callable[[int, int, int | None], dict[str, object] | None
     _light_cr,
     _no_light,  # 0111 ALU32
     _no_light,  # 1000 XTYPE
-    _light_ld,
-    _light_st,
+    _no_light,  # 1001 loads: the audit reads the text of most memory accesses
+    _no_light,  # 1010 stores
     _no_light,  # 1011 add(rS,#s16)
     _no_light,
     _no_light,
