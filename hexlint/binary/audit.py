@@ -703,29 +703,22 @@ def _stack_accesses_from_facts(
     loop_of: Sequence[int | None],
     instructions_of: Callable[[int], Sequence[Instruction]] | None = None,
 ) -> list[StackAccess]:
-    """`_stack_accesses` without walking every instruction again: outside the blocks where an SP/FP-derived register
-    may live, the stack accesses are exactly the r29/r30-based ones the instruction pass already found.
-    `instructions_of`: see _block_accesses."""
+    """`_stack_accesses` without walking every instruction again: the r29/r30-based accesses are the ones the
+    instruction pass already found; the data flow adds the accesses through a derived register, with the state it
+    had before each packet (an access with the same address and text is always of the same kind: the order after
+    sorting is the reference's). `instructions_of`: see _block_accesses."""
     addresses = cfg.packet_addresses
-    if not facts.seeds:
-        accesses = _direct_accesses(facts.direct, addresses, loop_of)
-    else:
-        seeds = set(facts.seeds)
-        entry_states = _derived_registers_at_blocks(cfg, seeds, instructions_of)
-        firsts, lasts, starts = cfg.block_first_packets, cfg.block_last_packets, cfg.block_starts
-        tracked = set()
-        for number, start in enumerate(starts):
-            seed_position = bisect_left(facts.seeds, firsts[number])
-            holds_seed = seed_position < len(facts.seeds) and facts.seeds[seed_position] <= lasts[number]
-            if holds_seed or entry_states.get(start):
-                tracked.add(number)
-        untracked = [item for item in facts.direct if bisect_right(firsts, item[0]) - 1 not in tracked]
-        accesses = _direct_accesses(untracked, addresses, loop_of)
-        innermost = cfg.innermost_loop_by_block
-        for number in sorted(tracked):
-            start = starts[number]
-            state = entry_states.get(start, {})
-            accesses += _block_accesses(cfg, number, state, seeds, innermost.get(start), instructions_of)
+    accesses = _direct_accesses(facts.direct, addresses, loop_of)
+    if facts.seeds:
+        states_before: dict[int, dict[str, Derived]] = {}
+        _derived_registers_at_blocks(cfg, set(facts.seeds), instructions_of, states_before)
+        packets = cfg.packets
+        for index in sorted(states_before):
+            state = states_before[index]
+            for instruction in packets[index].instructions if instructions_of is None else instructions_of(index):
+                memory = instruction.memory
+                if memory is not None and memory.base in state:  # never r29/r30: they are never tracked
+                    accesses.append(_classify(instruction, state, addresses[index], loop_of[index]))
     accesses.sort(key=_ACCESS_ORDER)
     return accesses
 
@@ -889,11 +882,16 @@ def _classify(instruction: Instruction, state: dict[str, Derived], packet_addres
 
 
 def _derived_registers_at_blocks(
-    cfg: FunctionCfg, seeds: set[int], instructions_of: Callable[[int], Sequence[Instruction]] | None = None
+    cfg: FunctionCfg,
+    seeds: set[int],
+    instructions_of: Callable[[int], Sequence[Instruction]] | None = None,
+    states_before: dict[int, dict[str, Derived]] | None = None,
 ) -> dict[int, dict[str, Derived]]:
     """Block start -> SP/FP-derived registers on entry: a worklist over the blocks in address order, last in first
     out, an unvisited predecessor left out of the join. Outside the blocks a seed packet reaches every state is empty,
-    so there a visit only keeps the worklist order (which decides the result where loops carry a derived register)."""
+    so there a visit only keeps the worklist order (which decides the result where loops carry a derived register).
+    `states_before`, when given, receives packet index -> the registers derived before it, for every packet where
+    some are: what a walk of each block from its entry state (from none if never visited) would see."""
     starts, firsts, lasts = cfg.block_starts, cfg.block_first_packets, cfg.block_last_packets
     count = len(starts)
     successors = cfg.block_successors
@@ -908,6 +906,27 @@ def _derived_registers_at_blocks(
     exit_states: list[dict[str, Derived] | None] = [None] * count
     worklist = list(range(count - 1, -1, -1))
     queued = [True] * count
+    packets = cfg.packets
+    # block number -> [(packet index, state before it)] of its last visit (a later visit starts from a newer state)
+    visits: dict[int, list[tuple[int, dict[str, Derived]]]] = {}
+
+    def walk(number: int, state: dict[str, Derived]) -> dict[str, Derived]:
+        visit = [] if states_before is not None else None
+        index, last = firsts[number], lasts[number]
+        while index <= last:
+            if not state:  # nothing derived: only a seed packet can change that
+                position = bisect_left(seed_list, index)
+                if position == len(seed_list) or seed_list[position] > last:
+                    break
+                index = seed_list[position]
+            elif visit is not None:
+                visit.append((index, state))
+            state = _transfer(packets[index].instructions if instructions_of is None else instructions_of(index), state)
+            index += 1
+        if visit is not None:
+            visits[number] = visit
+        return state
+
     rounds = 0
     while worklist and rounds < 50 * count + 100:
         rounds += 1
@@ -922,17 +941,7 @@ def _derived_registers_at_blocks(
             incoming = [exit_states[p] for p in predecessors[number] if exit_states[p] is not None]
             state = _join(incoming)  # type: ignore[arg-type]
             entry_states[number] = state
-            index, last = firsts[number], lasts[number]
-            while index <= last:
-                if not state:  # nothing derived: only a seed packet can change that
-                    position = bisect_left(seed_list, index)
-                    if position == len(seed_list) or seed_list[position] > last:
-                        break
-                    index = seed_list[position]
-                state = _transfer(
-                    cfg.packets[index].instructions if instructions_of is None else instructions_of(index), state
-                )
-                index += 1
+            state = walk(number, state)
             if exit_states[number] is not None and exit_states[number] == state:
                 continue
         exit_states[number] = state
@@ -940,6 +949,12 @@ def _derived_registers_at_blocks(
             if not queued[successor]:
                 queued[successor] = True
                 worklist.append(successor)
+    if states_before is not None:
+        for number in range(count):
+            if entry_states[number] is None and in_region[number]:
+                walk(number, empty)  # never visited (the round limit): a seed in it still derives
+        for visit in visits.values():
+            states_before.update(visit)
     return {starts[number]: state for number, state in enumerate(entry_states) if state is not None}
 
 
@@ -983,8 +998,12 @@ def _transfer(instructions: Sequence[Instruction], state: dict[str, Derived]) ->
     updates: dict[str, Derived | None] = {}
     for instruction in instructions:
         for write in instruction.writes:
-            # a write from no register (a constant, a load) derives nothing
-            updates[write.dest] = None if write.source is None else _written_value(write, state)
+            source = write.source
+            # a write from no register (a constant, a load) or from an untracked one derives nothing
+            if source is None or (source not in state and source not in STACK_BASES):
+                updates[write.dest] = None
+            else:
+                updates[write.dest] = _written_value(write, state)
         memory = instruction.memory
         if memory is not None:
             if memory.post_increment and memory.base in state:
