@@ -309,6 +309,12 @@ def _blocks(addresses: list[int], packet_ends: list[int], scan: _Scan) -> _Graph
     retreating = False  # an edge to the same or a lower block: a fallthrough never is one
     for last, targets in control_successors.items():  # a control packet with successors always ends its block
         number = number_of_first[last + 1] - 1 if last + 1 < count else block_count - 1
+        if len(targets) == 1:  # most control packets: one jump target, or only the fallthrough
+            successor = number_of_first[targets[0]]
+            block_successors[number] = [successor]
+            if successor <= number:
+                retreating = True
+            continue
         successors = block_successors[number] = [number_of_first[target] for target in dict.fromkeys(targets)]
         if successors and min(successors) <= number:
             retreating = True
