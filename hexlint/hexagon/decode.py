@@ -117,8 +117,9 @@ class _LazyText:
     def __get__(self, instance: Instruction | None, owner: type | None = None) -> object:
         if instance is None:
             return self
-        text = _render_text(instance)
-        instance.__dict__["text"] = text
+        fields = instance.__dict__
+        text = fields.get("_text", _render_text)(instance)
+        fields["text"] = text
         return text
 
 
@@ -1110,11 +1111,11 @@ _DECODERS: tuple[Callable[[int, int, int, int | None], Instruction], ...] = (
 # ---------------------------------------------------------------------------------------------------------------------
 # light decoders: (word, packet address, extender or None) -> the field dict the full decoder gives the word, without
 # "text" (see _LazyText), or None where the full decoder must run (every other word). The hidden
-# entries "_ext" and "_packet" (PC-relative words) say how to render the text; "_new_value" marks a new-value jump,
-# whose text names a register of its packet. Only the words the audit reads often without their text are here: jumps
-# (not calls), loop set-ups, compare jumps; it reads the text of calls and of most memory accesses, for which a light
-# decoding and then a full one would cost more. tests/test_decode_scan.py holds every field and the text to the full
-# decoder.
+# entries "_ext" and "_packet" (PC-relative words) say how the full decoder renders the text, "_text" names a cheaper
+# renderer from the fields (the audit reads the text of most stack accesses); "_new_value" marks a new-value jump,
+# whose text names a register of its packet. Only the words the audit reads most are here: jumps (not calls: their
+# text is read), loop set-ups, compare jumps, scalar loads and stores. tests/test_decode_scan.py holds every field and
+# the text to the full decoder.
 
 
 def _light_j1(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
@@ -1195,6 +1196,84 @@ def _light_cr(word: int, packet: int, ext: int | None) -> dict[str, object] | No
     return None
 
 
+def _light_ld(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_ld: rD = memX(rS+#s11:n) and rD = memX(rX++#s4:n) (predicated or not)."""
+    kind = (word >> 21) & 15
+    spec = _LOAD_TYPES.get(kind)
+    if spec is None:
+        return None
+    mnemonic, size, pair = spec
+    mode = (word >> 25) & 3
+    base = _R[(word >> 16) & 31]
+    register = _PAIR[word & 31] if pair else _R[word & 31]
+    fields: dict[str, object] = {"word": word, "iclass": "LD", "mnemonic": mnemonic, "_ext": ext, "_text": _load_text}
+    if not word & 0x08000000:
+        if word & 0x0FE00000 == 0x02000000:  # memw_phys, locked/acquire loads, vextract
+            return None
+        raw = mode << 9 | (word >> 5) & 0x1FF
+        offset = (raw - 2048 if raw & 0x400 else raw) * size if ext is None else _imm(raw, 11, size, True, ext)
+        fields["memory"] = _memory(base, offset, False, False, size, False, register, None)
+        fields["writes"] = _OTHER_WRITES_BY_NAME[register]
+        return fields
+    if mode != 1 or word & 0x1000:  # circular, absolute-set, register-modified, bit-reversed, indexed forms
+        return None
+    increment = _signed((word >> 5) & 15, 4) * size
+    fields["memory"] = _memory(base, 0, False, False, size, True, register, increment)
+    fields["writes"] = (*_OTHER_WRITES_BY_NAME[register], _write(base, "add_imm", base, increment))
+    if word & 0x2000:
+        fields["conditional"] = True
+    return fields
+
+
+def _light_st(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_st: memX(rS+#s11:n) = rT and memX(rX++#s4:n) = rT (predicated or not); new-value stores aside."""
+    if not word & 0x01000000:  # allocframe, locked/release stores, cache and DMA operations
+        return None
+    spec = _STORE_TYPES.get((word >> 21) & 7)
+    if spec is None:
+        return None
+    mnemonic, size = spec
+    base = _R[(word >> 16) & 31]
+    data = (word >> 8) & 31
+    register = _PAIR[data] if size == 8 else _R[data]
+    mode = (word >> 25) & 3
+    fields: dict[str, object] = {"word": word, "iclass": "ST", "mnemonic": mnemonic, "_ext": ext, "_text": _store_text}
+    if not word & 0x08000000:
+        raw = mode << 9 | ((word >> 13) & 1) << 8 | (word & 0xFF)
+        offset = (raw - 2048 if raw & 0x400 else raw) * size if ext is None else _imm(raw, 11, size, True, ext)
+        fields["memory"] = _memory(base, offset, True, False, size, False, register, None)
+        return fields
+    if mode != 1 or word & 0x80:  # circular, absolute-set, register-modified, bit-reversed, indexed forms
+        return None
+    increment = _signed((word >> 3) & 15, 4) * size
+    fields["memory"] = _memory(base, 0, True, False, size, True, register, increment)
+    fields["writes"] = (_write(base, "add_imm", base, increment),)
+    if word & 0x2000:
+        fields["conditional"] = True
+    return fields
+
+
+def _load_text(instruction: Instruction) -> str:
+    """The full decoder's text of a _light_ld load, from its fields."""
+    memory, word = instruction.memory, instruction.word
+    if memory.post_increment:  # type: ignore[union-attr]
+        cond = _cond_text((word >> 9) & 3, bool(word & 0x800), bool(word & 0x1000)) if word & 0x2000 else ""
+        return f"{cond}{memory.register} = {instruction.mnemonic}({memory.base}++#{memory.increment})"  # type: ignore[union-attr]
+    hash_sign = "#" if instruction.__dict__["_ext"] is None else "##"
+    return f"{memory.register} = {instruction.mnemonic}({memory.base}+{hash_sign}{memory.offset})"  # type: ignore[union-attr]
+
+
+def _store_text(instruction: Instruction) -> str:
+    """The full decoder's text of a _light_st store, from its fields."""
+    memory, word = instruction.memory, instruction.word
+    shown = f"{memory.register}.h" if (word >> 21) & 7 == 3 else memory.register  # type: ignore[union-attr]
+    if memory.post_increment:  # type: ignore[union-attr]
+        cond = _cond_text(word & 3, bool(word & 4), bool(word & 0x80)) if word & 0x2000 else ""
+        return f"{cond}{instruction.mnemonic}({memory.base}++#{memory.increment}) = {shown}"  # type: ignore[union-attr]
+    hash_sign = "#" if instruction.__dict__["_ext"] is None else "##"
+    return f"{instruction.mnemonic}({memory.base}+{hash_sign}{memory.offset}) = {shown}"  # type: ignore[union-attr]
+
+
 def _no_light(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
     return None
 
@@ -1209,8 +1288,8 @@ _LIGHT_DECODERS: tuple[Callable[[int, int, int | None], dict[str, object] | None
     _light_cr,
     _no_light,  # 0111 ALU32
     _no_light,  # 1000 XTYPE
-    _no_light,  # 1001 loads: the audit reads the text of most memory accesses
-    _no_light,  # 1010 stores
+    _light_ld,
+    _light_st,
     _no_light,  # 1011 add(rS,#s16)
     _no_light,
     _no_light,
