@@ -501,20 +501,22 @@ def _instruction_facts(packets: Sequence[Packet], start: int, end: int, is_helpe
     calls: list[tuple[int, Instruction]] = []
     doubles: list[tuple[int, Instruction]] = []
     no_endloop: frozenset[int] = frozenset()
+    stack_bases, track_doubles, last_seed = STACK_BASES, not is_helper, -1  # locals: ~30k instructions a library
     for index, instruction in instructions:
         memory = instruction.memory
-        if memory is not None and memory.base in STACK_BASES:
+        if memory is not None and memory.base in stack_bases:
             direct.append((index, instruction))
         writes = instruction.writes
-        if writes and (not seeds or seeds[-1] != index):
+        if writes and last_seed != index:
             for write in writes:
                 # r29/r30 themselves are never tracked (`r30 = r29`, allocframe): only another register carries one
-                if write.source in STACK_BASES and write.dest not in STACK_BASES:
+                if write.source in stack_bases and write.dest not in stack_bases:
                     seeds.append(index)
+                    last_seed = index
                     break
         branch = instruction.branch
         if branch is None:
-            if (instruction.float_to_double or instruction.double_arith) and not is_helper:
+            if track_doubles and (instruction.float_to_double or instruction.double_arith):
                 doubles.append((index, instruction))
             if instruction.loop_setup is None:
                 continue
@@ -1073,7 +1075,7 @@ def _loop_audits(
     for access in accesses:
         if access.loop is None:
             continue
-        if not access.is_spill:
+        if access.slot is None or access.buffer_reason is not None:  # not is_spill (inline: ~10k accesses)
             for header in chains[access.loop]:
                 counts[header][_ARRAY] += 1
             continue
