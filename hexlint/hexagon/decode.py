@@ -1914,21 +1914,49 @@ class CodeScan:
             relative = cache.relative_words.get(key)
             if relative is not None:
                 return (_relative_at(*relative, packet_address, address),)
-            if key not in cache.new_values:
-                light = _LIGHT_DECODERS[word >> 28](word, packet_address, ext)
-                if light is not None:
-                    return (self._light_instruction(light, key, packet_index, packet_address, address),)
-                instruction = _decode_alone(word, address, packet_address, ext)
-                if instruction is not None:
-                    if instruction.target is None and instruction.loop_setup is None:
-                        cache.words[key] = instruction.__dict__
-                    else:
-                        split = _split_relative(instruction, packet_address)
-                        if split is not None:
-                            cache.relative_words[key] = (instruction.__dict__, *split)
-                    return (instruction,)
+            instruction = self._first_decoding(word, key, ext, packet_index, packet_address, address)
+            if instruction is not None:
+                return (instruction,)
             opened = self.packet(packet_index)
         return tuple([instruction for instruction in opened.instructions if instruction.address == address])
+
+    def _first_decoding(
+        self,
+        word: int,
+        key: int | tuple[int, int],
+        ext: int | None,
+        packet_index: int,
+        packet_address: int,
+        address: int,
+    ) -> Instruction | None:
+        """A (non-duplex) word no template knows, decoded alone (light where it can, see _LIGHT_DECODERS) and
+        remembered as a template; a new-value operand is named from the instructions of the words before it in its
+        packet; None where the packet must be decoded (a decoder failure)."""
+        cache = self.cache
+        pending = cache.new_values.get(key)
+        if pending is None:
+            light = _LIGHT_DECODERS[word >> 28](word, packet_address, ext)
+            if light is not None:
+                return self._light_instruction(light, key, packet_index, packet_address, address)
+            try:
+                instruction = _DECODERS[word >> 28](word, address, packet_address, ext)
+            except Exception:  # as _decode_single: the packet makes it UNKNOWN
+                return None
+            if _NEW_VALUE not in instruction.text:
+                if instruction.target is None and instruction.loop_setup is None:
+                    cache.words[key] = instruction.__dict__
+                else:
+                    split = _split_relative(instruction, packet_address)
+                    if split is not None:
+                        cache.relative_words[key] = (instruction.__dict__, *split)
+                return instruction
+            pending = _pending_new_value(instruction)
+            if instruction.target is None and instruction.loop_setup is None:
+                cache.new_values[key] = pending
+        earlier: list[Instruction] = []
+        for index in range((packet_address - self.address) >> 2, (address - self.address) >> 2):
+            earlier.extend(self.word_instructions(index, packet_index))
+        return _named_new_value(pending, earlier, address)
 
     def _light_instruction(
         self,
@@ -2070,7 +2098,8 @@ class PacketRange(Sequence[Packet]):
         scan = self.scan
         packet = self.low + index
         base = scan.address
-        first = (scan.packet_addresses[packet] - base) >> 2
+        packet_address = scan.packet_addresses[packet]
+        first = (packet_address - base) >> 2
         last = (scan.packet_addresses[packet + 1] - base) >> 2
         flags, words, cache = scan.word_flags, scan.words, scan.cache
         result: list[Instruction] = []
@@ -2078,12 +2107,20 @@ class PacketRange(Sequence[Packet]):
         for index in range(first, last):
             if flags[index] & mask:
                 word = words[index]
-                # as instructions_with: a word seen before, no extender before it, its packet not decoded
+                # as instructions_with: no extender before it, its packet not decoded
                 if word & 0xC000 and (index == first or words[index - 1] >= 0x10000000) and not opened:
                     fields = cache.words.get(word)
                     if fields is not None:
                         result.append(_at(fields, base + (index << 2)))
                         continue
+                    if word not in cache.relative_words:
+                        instruction = scan._first_decoding(
+                            word, word, None, packet, packet_address, base + (index << 2)
+                        )
+                        if instruction is not None:
+                            result.append(instruction)
+                            continue
+                        opened = scan.packet(packet) is not None  # the word needs its packet (see instructions_with)
                 result.extend(scan.word_instructions(index, packet))
         return result
 
@@ -2113,7 +2150,7 @@ class PacketRange(Sequence[Packet]):
         first, last = self.word_range()
         addresses, base, low, words, opened = scan.packet_addresses, scan.address, self.low, scan.words, scan._opened
         get_template, get_relative = scan.cache.words.get, scan.cache.relative_words.get
-        instructions_of = scan.word_instructions
+        instructions_of, first_decoding = scan.word_instructions, scan._first_decoding
         result: list[tuple[int, Instruction]] = []
         append = result.append
         packet = low - 1
@@ -2123,7 +2160,7 @@ class PacketRange(Sequence[Packet]):
                 packet = bisect_right(addresses, base + (index << 2), packet + 1) - 1
                 packet_start, packet_end = (addresses[packet] - base) >> 2, (addresses[packet + 1] - base) >> 2
             word = words[index]
-            # the common cases inline: a word seen before, no extender before it, its packet not decoded
+            # the common cases inline (as word_instructions): no extender before it, its packet not decoded
             if word & 0xC000 and (index == packet_start or words[index - 1] >= 0x10000000) and packet not in opened:
                 fields = get_template(word)
                 if fields is not None:
@@ -2133,6 +2170,11 @@ class PacketRange(Sequence[Packet]):
                 if relative is not None:
                     append((packet - low, _relative_at(*relative, addresses[packet], base + (index << 2))))
                     continue
+                instruction = first_decoding(word, word, None, packet, addresses[packet], base + (index << 2))
+                if instruction is not None:
+                    append((packet - low, instruction))
+                    continue
+                scan.packet(packet)  # the word needs its packet: word_instructions reads it from the decoded packet
             for instruction in instructions_of(index, packet):
                 append((packet - low, instruction))
         return result
@@ -2341,9 +2383,7 @@ def _decode_single(
     try:
         instruction = _DECODERS[word >> 28](word, address, packet_address, ext)
         if _NEW_VALUE in instruction.text:  # depends on the packet: a template per producer register
-            text = instruction.text
-            start = text.index(_NEW_VALUE) + len(_NEW_VALUE)
-            pending = (instruction, int(text[start : text.index(">", start)]), {})
+            pending = _pending_new_value(instruction)
             if instruction.target is None and instruction.loop_setup is None:
                 new_values[key] = pending
             return _named_new_value(pending, earlier, address)
@@ -2354,14 +2394,11 @@ def _decode_single(
     return instruction
 
 
-def _decode_alone(word: int, address: int, packet_address: int, ext: int | None) -> Instruction | None:
-    """A word as _decode_single decodes it, or None where the packet is needed (a new-value operand names an earlier
-    instruction's register) or the decoder fails (the packet makes it UNKNOWN)."""
-    try:
-        instruction = _DECODERS[word >> 28](word, address, packet_address, ext)
-    except Exception:
-        return None
-    return None if _NEW_VALUE in instruction.text else instruction
+def _pending_new_value(instruction: Instruction) -> _PendingNewValue:
+    """A new-value instruction with its operand unnamed, the packet distance to its producer, no field dicts yet."""
+    text = instruction.text
+    start = text.index(_NEW_VALUE) + len(_NEW_VALUE)
+    return instruction, int(text[start : text.index(">", start)]), {}
 
 
 def _named_new_value(pending: _PendingNewValue, earlier: list[Instruction], address: int) -> Instruction:
