@@ -198,6 +198,18 @@ def test_a_scan_flags_every_word_as_word_flags_does() -> None:
         assert scan.words_with(mask) == [index for index, flags in enumerate(scan.word_flags) if flags & mask]
 
 
+def test_duplex_flags_hold_for_every_group_pair_and_sub_opcode() -> None:
+    """A duplex is flagged from its halves' bits 12:8 (no decoding): every duplex ICLASS x bit 13 (the group pair) x
+    both halves' top five bits, the other bits random, with SP/FP-free and any register fields alike."""
+    rng = random.Random(13)
+    for group in range(16):
+        for high in range(32):
+            for low in range(32):
+                for _ in range(3):
+                    word = (group >> 1) << 29 | high << 24 | rng.getrandbits(8) << 16 | (group & 1) << 13
+                    _check_word(word | low << 8 | rng.getrandbits(8), rng.choice((None, rng.getrandbits(26) << 6)))
+
+
 @settings(max_examples=1500, deadline=None)
 @given(st.integers(min_value=0, max_value=0xFFFFFFFF), st.one_of(st.none(), st.integers(0, (1 << 26) - 1)))
 def test_flags_of_random_words_hold_with_or_without_an_extender(word: int, extender: int | None) -> None:

@@ -1836,16 +1836,49 @@ def instruction_flags(instruction: Instruction) -> int:
 def _word_flags(word: int, cache: DecodeCache) -> int:
     """A word's flags from its bit fields, else from its decoding without extender (see WORD_*)."""
     flags = _quick_flags(word)
-    return flags if flags >= 0 else _decoded_word_flags(word, cache)
+    return flags if flags >= 0 else _slow_word_flags(word, cache)
+
+
+def _slow_word_flags(word: int, cache: DecodeCache) -> int:
+    """The flags of a word _quick_flags leaves open: a duplex's from its halves' opcode bits, others decoded."""
+    if not word & 0xC000:
+        groups = _DUPLEX_GROUPS[(word >> 29) << 1 | (word >> 13) & 1]
+        if groups[0] is None:
+            return 0
+        return _SUB_FLAGS[groups[0]][(word >> 24) & 31] | _SUB_FLAGS[groups[1]][(word >> 8) & 31]
+    return _decoded_word_flags(word, cache)
+
+
+def _sub_flags(group: str, top: int) -> int:
+    """The flags a duplex sub-instruction of `group` whose bits 12:8 are `top` may have (as _decode_sub decodes
+    it): only SP-based loads/stores (L2/S2) and add(r29,#u6:2) (A) touch the stack; an L2 return branches."""
+    if group == "L1":
+        return WORD_MEMORY | WORD_WRITES
+    if group == "S1":
+        return WORD_MEMORY
+    if group == "L2":
+        if top >> 1 == 0b1110 or top == 0b11110:  # rD = memw(r29+#u5:2), rDD = memd(r29+#u5:3)
+            return WORD_MEMORY | WORD_WRITES | WORD_STACK_MEMORY
+        if top >> 3 == 0b11:  # deallocframe, dealloc_return, jumpr r31
+            return WORD_BRANCH | WORD_WRITES
+        return WORD_MEMORY | WORD_WRITES
+    if group == "S2":
+        if top >> 3 == 0b00 or top >> 2 == 0b100:  # memh(rS+#u3:1) = rT, memX(rS+#u4) = #0/1
+            return WORD_MEMORY
+        if top >> 2 == 0b010:  # memw(r29+#u5:2) = rT, memd(r29+#s6:3) = rTT
+            return WORD_MEMORY | WORD_STACK_MEMORY
+        return WORD_WRITES if top >> 1 == 0b1110 else 0  # allocframe
+    if top >> 2 == 0b011:  # rD = add(r29,#u6:2)
+        return WORD_WRITES | WORD_STACK_COPY
+    return 0 if top in (0b11001, 0b11011, 0b11110, 0b11111) else WORD_WRITES  # p0 = cmp.eq(), unused encodings
+
+
+_SUB_FLAGS = {group: tuple(_sub_flags(group, top) for top in range(32)) for group in ("L1", "L2", "S1", "S2", "A")}
 
 
 def _decoded_word_flags(word: int, cache: DecodeCache) -> int:
-    """A word's exact flags, from its full decoding without extender (which fills the word templates too)."""
-    if not word & 0xC000:
-        flags = 0
-        for half in _decode_duplex_cached(word, 0, None, cache.duplexes):
-            flags |= instruction_flags(half)
-        return flags
+    """A (non-duplex) word's exact flags, from its full decoding without extender (which fills the word templates
+    too)."""
     instruction = _decode_single(word, 0, 0, None, cache.words, [], cache.new_values)
     flags = instruction_flags(instruction)
     return flags | WORD_ENDLOOP_BITS if word & 0xC000 == 0x8000 else flags
@@ -2220,7 +2253,7 @@ def scan_code(code: bytes, base_address: int, cpu: int = 0x73, cache: DecodeCach
             word = words[index]
             value = table.get(word)
             if value is None:
-                value = table[word] = _decoded_word_flags(word, cache)
+                value = table[word] = _slow_word_flags(word, cache)
             flags[index] = value
             lanes[2 * index] = value & 0xFF
             lanes[2 * index + 1] = value >> 8
