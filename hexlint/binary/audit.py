@@ -458,8 +458,8 @@ def _helper_kinds(helper: str | None, promotion: tuple[str, ...], division: tupl
 class _InstructionFacts:
     """What one pass over a function's instructions finds (packet indexes, in address order)."""
 
-    # packets holding a branch, a loop set-up or an :endloop marker -> (those markers, its branches and loop set-ups),
-    # what build_cfg reads of them
+    # packets holding a jump, a return, a loop set-up or an :endloop marker -> (those markers, its jumps, returns and
+    # loop set-ups), what build_cfg reads of them
     control: dict[int, tuple[frozenset[int], list[Instruction]]]
     seeds: list[int]  # packets that derive a register other than SP/FP from SP/FP
     direct: list[tuple[int, Instruction]]  # memory accesses based on r29/r30 themselves
@@ -522,6 +522,7 @@ def _instruction_facts(packets: Sequence[Packet], start: int, end: int, is_helpe
                 continue
         elif branch == "call" or branch == "callr":
             calls.append((index, instruction))
+            continue  # a call returns: it ends no block, leads nothing, so the CFG does not need it
         elif branch == "jump":
             # a direct jump leaving the function is a call that does not come back (tail call)
             target = instruction.target

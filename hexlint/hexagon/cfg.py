@@ -157,8 +157,9 @@ def build_cfg(
 
     `control`: when the caller already walked the instructions, the ascending indexes of the packets that hold a branch
     (jump, call, return), a loop set-up or an `:endloop` marker (any other packet just falls through); a superset is
-    fine, a packet left out is a wrong CFG. Or a mapping of those indexes to (the packet's :endloop markers, its
-    instructions or at least all its branches and loop set-ups): then no packet is read here. None: found here, with
+    fine, a packet left out is a wrong CFG (except a call: it returns, so it ends no block). Or a mapping of those
+    indexes to (the packet's :endloop markers, its instructions or at least all its jumps, returns and loop set-ups):
+    then no packet is read here. None: found here, with
     one pass over the instructions. A PacketRange is kept as it is, not decoded."""
     if isinstance(packets, PacketRange):
         addresses, ends = packets.addresses, packets.ends
