@@ -2184,32 +2184,43 @@ class PacketRange(Sequence[Packet]):
         addresses, base, low, words, opened = scan.packet_addresses, scan.address, self.low, scan.words, scan._opened
         get_template, get_relative = scan.cache.words.get, scan.cache.relative_words.get
         instructions_of, first_decoding = scan.word_instructions, scan._first_decoding
+        new, set_attributes, set_address, instruction_class = _new, _set, _set_address, Instruction
         result: list[tuple[int, Instruction]] = []
         append = result.append
         packet = low - 1
         packet_start = packet_end = -1  # the current packet's first word, and the first word after it
+        position = packet_address = 0  # the current packet's index in the range, and its address
+        closed = True  # the current packet is not decoded: its words are built one by one
         for index in found[bisect_left(found, first) : bisect_left(found, last)]:
+            address = base + (index << 2)
             if index >= packet_end:
-                packet = bisect_right(addresses, base + (index << 2), packet + 1) - 1
-                packet_start, packet_end = (addresses[packet] - base) >> 2, (addresses[packet + 1] - base) >> 2
+                packet = bisect_right(addresses, address, packet + 1) - 1
+                packet_address = addresses[packet]
+                packet_start, packet_end = (packet_address - base) >> 2, (addresses[packet + 1] - base) >> 2
+                position = packet - low
+                closed = packet not in opened
             word = words[index]
             # the common cases inline (as word_instructions): no extender before it, its packet not decoded
-            if word & 0xC000 and (index == packet_start or words[index - 1] >= 0x10000000) and packet not in opened:
+            if closed and word & 0xC000 and (index == packet_start or words[index - 1] >= 0x10000000):
                 fields = get_template(word)
                 if fields is not None:
-                    append((packet - low, _at(fields, base + (index << 2))))
+                    instruction = new(instruction_class)  # _at inlined: most words are seen before
+                    set_attributes(instruction, "__dict__", fields)
+                    set_address(instruction, address)
+                    append((position, instruction))
                     continue
                 relative = get_relative(word)
                 if relative is not None:
-                    append((packet - low, _relative_at(*relative, addresses[packet], base + (index << 2))))
+                    append((position, _relative_at(*relative, packet_address, address)))
                     continue
-                instruction = first_decoding(word, word, None, packet, addresses[packet], base + (index << 2))
+                instruction = first_decoding(word, word, None, packet, packet_address, address)
                 if instruction is not None:
-                    append((packet - low, instruction))
+                    append((position, instruction))
                     continue
                 scan.packet(packet)  # the word needs its packet: word_instructions reads it from the decoded packet
+                closed = False
             for instruction in instructions_of(index, packet):
-                append((packet - low, instruction))
+                append((position, instruction))
         return result
 
     def packets_with(self, mask: int) -> list[int]:
