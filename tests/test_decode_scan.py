@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import struct
 from bisect import bisect_left
+from itertools import accumulate
 from pathlib import Path
 
 import pytest
@@ -180,6 +181,23 @@ def test_the_whole_section_flag_lanes_equal_the_quick_flags_of_every_top_half() 
     ]
     _lanes_agree_with_quick_flags([high << 16 | low for high in range(1 << 16) for low in rng.sample(low_halves, 4)])
     _lanes_agree_with_quick_flags([high << 16 | low for high in range(1 << 16) for low in low_halves[:3]])
+
+
+def test_a_scan_splits_packets_as_the_packet_regex_does() -> None:
+    """scan_code finds packet ends from the parse bits of all words at once; decode_packets' regex is the reference,
+    on real code, on random bytes (runs of four words without an end), and on tails cut short."""
+    sections = [section.data for library in _libraries() for section in load_elf(library).code_sections]
+    rng = random.Random(17)
+    sections += [bytes(rng.getrandbits(8) for _ in range(rng.randrange(64))) for _ in range(300)]
+    more = struct.pack("<I", 0x4000)  # parse bits 01: the packet goes on
+    sections += [more * count + struct.pack("<I", 0xC000) * ends + tail for count in range(9) for ends in range(3)
+                 for tail in (b"", b"\x01", more, more * 3)]  # fmt: skip
+    for code in sections:
+        end = len(code) // 4 * 4
+        chunks = decode_module._PACKET_BYTES.findall(code, 0, end)
+        scan = scan_code(code, 0x2000, cache=DecodeCache())
+        assert list(scan.chunks) == chunks
+        assert scan.packet_addresses == list(accumulate(map(len, chunks), initial=0x2000))
 
 
 def test_a_scan_flags_every_word_as_word_flags_does() -> None:

@@ -1903,7 +1903,7 @@ class CodeScan:
     code: bytes
     address: int
     cache: DecodeCache
-    chunks: list[bytes]  # each packet's bytes
+    chunks: Sequence[bytes]  # each packet's bytes
     packet_addresses: list[int]  # each packet's address, then the end of the last packet
     words: tuple[int, ...]
     word_flags: list[int]
@@ -2253,7 +2253,7 @@ def scan_code(code: bytes, base_address: int, cpu: int = 0x73, cache: DecodeCach
         cache = _SHARED_CACHE
     if len(cache) > cache.limit:
         cache.clear()
-    chunks = _PACKET_BYTES.findall(code, 0, end)
+    addresses = _packet_addresses(code, end, base_address)
     words = struct.unpack_from(f"<{end // 4}I", code)
     flags, slow, lanes = _scan_flags(code, end)
     table = cache.flags
@@ -2271,13 +2271,52 @@ def scan_code(code: bytes, base_address: int, cpu: int = 0x73, cache: DecodeCach
     finally:
         if collecting:
             gc.enable()
-    addresses = list(accumulate(map(len, chunks), initial=base_address))
+    chunks = _PacketBytes(code, addresses, base_address)
     return CodeScan(code, base_address, cache, chunks, addresses, words, flags, flag_lanes=lanes)
 
 
 # One packet's bytes: up to three words whose parse bits (bits 15:14, the top of the second byte) say "more" (01, 10),
 # then one that ends it (11, or 00 for a duplex); else four words (a packet never exceeds four); else a cut-short tail.
 _PACKET_BYTES = re.compile(rb"(?:.[\x40-\xbf]..){0,3}+.[^\x40-\xbf]..|.{16}|(?:....){1,3}", re.DOTALL)
+# bits 15:8 of a word -> 1 where its parse bits end a packet (11, or 00 for a duplex)
+_PACKET_END = bytes(1 if value & 0xC0 in (0x00, 0xC0) else 0 for value in range(256))
+
+
+def _packet_addresses(code: bytes, end: int, base_address: int) -> list[int]:
+    """Each packet's address, then the end of the last one: the packets _PACKET_BYTES finds, from the parse bits
+    of all the words at once (a packet ends after each word whose parse bits end one)."""
+    count = end >> 2
+    ends = code[1:end:4].translate(_PACKET_END)
+    if b"\0\0\0\0" in ends:  # four words without an end: not code, _PACKET_BYTES's 16-byte rule splits them
+        return list(accumulate(map(len, _PACKET_BYTES.findall(code, 0, end)), initial=base_address))
+    addresses = [base_address]
+    addresses += compress(range(base_address + 4, base_address + 4 * count + 4, 4), ends)
+    if addresses[-1] != base_address + 4 * count:  # a last packet cut short
+        addresses.append(base_address + 4 * count)
+    return addresses
+
+
+class _PacketBytes(Sequence[bytes]):
+    """CodeScan.chunks: each packet's bytes, sliced from the section when asked (most packets never are)."""
+
+    __slots__ = ("addresses", "base", "code")
+
+    def __init__(self, code: bytes, addresses: list[int], base: int) -> None:
+        self.code, self.addresses, self.base = code, addresses, base
+
+    def __len__(self) -> int:
+        return len(self.addresses) - 1
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        if isinstance(index, slice):
+            return [self[position] for position in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self.code[self.addresses[index] - self.base : self.addresses[index + 1] - self.base]
+
+
 _MASK32 = 0xFFFFFFFF
 
 
