@@ -23,10 +23,13 @@ share that dict (Instruction.address is a slot); MemoryAccess/RegisterWrite obje
 DecodeCache that outlives the call: the builds of a multi-library run share most packets. bench/bench_decode.py
 measures it; tests/test_decode.py holds every templated packet to a cold decode.
 
-A caller that needs only some packets (the binary audit) calls scan_code instead: the packets are split, every
-distinct word gets summary flags (WORD_*: branch, loop set-up, HVX, memory, SP/FP-based access, ...) mostly from a few
-bit fields without decoding it, and a packet is decoded, exactly as decode_packets would, only when asked for
-(CodeScan.packet, PacketRange). tests/test_decode_scan.py holds the flags and the opened packets to the full decoder.
+A caller that needs only some packets (the binary audit) calls scan_code instead: the packets are split and every
+word gets summary flags (WORD_*: branch, loop set-up, HVX, memory, SP/FP-based access, ...) from its bit fields, a
+whole section at a time (byte-column tables and big-integer AND/OR; a duplex from its halves' opcode bits; only a few
+rare forms are decoded), and a packet is decoded, exactly as decode_packets would, only when asked for (CodeScan.packet,
+PacketRange). The words the audit reads are built one by one (PacketRange.instructions_with/packet_instructions),
+the most common ones by light decoders that leave the text to be rendered when read (_LIGHT_DECODERS, _LazyText).
+tests/test_decode_scan.py holds the flags, the light decodings and the opened packets to the full decoder.
 """
 
 from __future__ import annotations
