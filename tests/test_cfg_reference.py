@@ -2,7 +2,8 @@
 
 - loops: textbook dominator sets (dom(n) = {n} + the intersection over the predecessors) and natural loops (a back edge
   u -> h where h dominates u; the body is h plus every block reaching u without passing h), against the CFG's
-  reverse-postorder Cooper-Harvey-Kennedy dominators and its no-cycle shortcut;
+  dominance test without a dominator tree (the body walk meets no search root) and its no-cycle shortcut; nesting by
+  set inclusion over every pair of loops, against the CFG's shortcut for loops whose headers dominate them;
 - blocks: a CFG built from the caller's list of control packets equals the CFG that finds them itself;
 - stack accesses: the audit's shortcut (r29/r30-based accesses from the instruction pass, data flow only where a
   register other than SP/FP is derived) equals the reference walk over every instruction with the data flow.
@@ -88,6 +89,30 @@ def assert_loops_match_reference(cfg: FunctionCfg) -> None:
         assert loop.irreducible or header in expected, f"loop at {header:#x} has no back edge"
 
 
+def assert_nesting_matches_reference(cfg: FunctionCfg) -> None:
+    """Parent = the smallest other loop holding every block of the loop (of two with the same blocks the lower header
+    is the outer one); depth = 1 + the parent's; a block's innermost loop = the deepest loop holding it (ties: the
+    highest header), compared by set inclusion over all pairs, not by the CFG's shortcuts."""
+    loops = {loop.header: loop for loop in cfg.loops}
+    for loop in cfg.loops:
+        enclosing = [
+            other
+            for other in cfg.loops
+            if other.header != loop.header
+            and loop.blocks <= other.blocks
+            and (-len(other.blocks), other.header) < (-len(loop.blocks), loop.header)
+        ]
+        parent = min(enclosing, key=lambda other: (len(other.blocks), other.header)) if enclosing else None
+        assert loop.parent == (parent.header if parent else None), f"parent of the loop at {loop.header:#x}"
+        assert loop.depth == (loops[loop.parent].depth + 1 if loop.parent is not None else 1)
+    innermost = {}
+    for block in cfg.blocks:
+        holders = [loop for loop in cfg.loops if block.start in loop.blocks]
+        if holders:
+            innermost[block.start] = max(holders, key=lambda loop: (loop.depth, loop.header)).header
+    assert cfg.innermost_loop_by_block == innermost
+
+
 @pytest.mark.parametrize("library", LIBRARIES, ids=lambda path: path.name)
 def test_loops_of_the_committed_libraries_are_the_textbook_natural_loops(library):
     audit = audit_image(load_elf(library))
@@ -95,6 +120,7 @@ def test_loops_of_the_committed_libraries_are_the_textbook_natural_loops(library
         assert sum(len(function.loops) for function in audit.functions) > 100
     for function in audit.functions:
         assert_loops_match_reference(function.cfg)
+        assert_nesting_matches_reference(function.cfg)
 
 
 @pytest.mark.parametrize("library", LIBRARIES, ids=lambda path: path.name)
@@ -119,7 +145,9 @@ def test_stack_accesses_of_the_committed_libraries_equal_the_reference_walk(libr
 @settings(max_examples=300, deadline=None)
 @given(random_functions())
 def test_loops_of_random_control_flow_are_the_textbook_natural_loops(packets):
-    assert_loops_match_reference(build_cfg(packets))
+    cfg = build_cfg(packets)
+    assert_loops_match_reference(cfg)
+    assert_nesting_matches_reference(cfg)
 
 
 REGISTERS = ["r2", "r3", "r4", "r16", "r17", "r28"]

@@ -10,12 +10,14 @@ from __future__ import annotations
 import random
 import struct
 from bisect import bisect_left
+from itertools import accumulate
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hexlint import record
 from hexlint.binary.audit import AuditSettings, _audit_function, _unique_functions, audit_function
 from hexlint.elf import load_elf
 from hexlint.hexagon import decode as decode_module
@@ -112,6 +114,118 @@ def test_quick_flags_hold_for_every_opcode_row_and_stack_register_field() -> Non
                     word = word & ~(31 << 8) | rng.choice((29, 30)) << 8
                 word = word & ~0xC000 | (1 + (variant >> 3) * 2 if variant & 8 else rng.getrandbits(2)) << 14
                 _check_word(word)
+
+
+def _check_light_decoding(word: int, ext: int | None, packet: int = 0x5000, offset: int = 4) -> bool:
+    """A light decoding (no text, see decode._LIGHT_DECODERS) has every field of the full decoding, and renders its
+    text as the full decoder does; False when the word has none."""
+    fields = decode_module._LIGHT_DECODERS[word >> 28](word, packet, ext)
+    if fields is None:
+        return False
+    full = decode_module._DECODERS[word >> 28](word, packet + offset, packet, ext)
+    light = decode_module._at(dict(fields), packet + offset)
+    for item in record.fields(Instruction):
+        if item.name != "text":
+            assert getattr(light, item.name) == getattr(full, item.name), f"0x{word:08x} (ext {ext}): {item.name}"
+    # a new-value jump's text names a register of its packet (the scan renders it from the opened packet)
+    assert ("_new_value" in fields) == (decode_module._NEW_VALUE in full.text), f"0x{word:08x}"
+    if "_new_value" not in fields:
+        assert light.text == full.text, f"0x{word:08x} (ext {ext})"
+    return True
+
+
+def test_light_decodings_equal_the_full_decoder_on_every_library_word() -> None:
+    words = set()
+    for library in _libraries():
+        words.update(_words_of(library))
+    light = sum(_check_light_decoding(word, None) for word in words if word & 0xC000)
+    assert light > len(words) // 50  # jumps, compare jumps, loop set-ups
+    for word in sorted(words)[::7]:
+        if word & 0xC000:
+            _check_light_decoding(word, 0x12345640, packet=0xFFFFFF00, offset=8)
+
+
+def test_light_decodings_equal_the_full_decoder_on_every_opcode_row() -> None:
+    rng = random.Random(9)
+    for iclass in (1, 2, 5, 6, 9, 0xA):
+        for row in range(128):
+            for _ in range(24):
+                word = iclass << 28 | row << 21 | rng.getrandbits(21) | 0x4000
+                _check_light_decoding(word, rng.choice((None, rng.getrandbits(26) << 6)), rng.getrandbits(32) & ~3)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.integers(min_value=0, max_value=0xFFFFFFFF), st.one_of(st.none(), st.integers(0, (1 << 26) - 1)))
+def test_light_decodings_of_random_words_equal_the_full_decoder(word: int, extender: int | None) -> None:
+    if word & 0xC000:
+        _check_light_decoding(word, None if extender is None else extender << 6)
+
+
+def _lanes_agree_with_quick_flags(words: list[int]) -> None:
+    code = struct.pack(f"<{len(words)}I", *words)
+    flags, slow, _ = decode_module._scan_flags(code, len(code))
+    for word, lane, needs_decoding in zip(words, flags, slow, strict=True):
+        quick = decode_module._quick_flags(word)
+        assert (quick < 0) == bool(needs_decoding), f"0x{word:08x}: slow lane {needs_decoding} vs {quick}"
+        assert quick < 0 or lane == quick, f"0x{word:08x}: lane {lane:#b} vs quick flags {quick:#b}"
+
+
+def test_the_whole_section_flag_lanes_equal_the_quick_flags_of_every_top_half() -> None:
+    """scan_code flags a section lane by lane (_scan_flags): every value of bits 31:16, under every parse-bit value,
+    with and without SP/FP in bits 12:8, the other bits random."""
+    rng = random.Random(7)
+    low_halves = [
+        parse << 14 | rng.getrandbits(1) << 13 | register << 8 | rng.getrandbits(8)
+        for parse in range(4)
+        for register in (29, 30, rng.randrange(29))
+    ]
+    _lanes_agree_with_quick_flags([high << 16 | low for high in range(1 << 16) for low in rng.sample(low_halves, 4)])
+    _lanes_agree_with_quick_flags([high << 16 | low for high in range(1 << 16) for low in low_halves[:3]])
+
+
+def test_a_scan_splits_packets_as_the_packet_regex_does() -> None:
+    """scan_code finds packet ends from the parse bits of all words at once; decode_packets' regex is the reference,
+    on real code, on random bytes (runs of four words without an end), and on tails cut short."""
+    sections = [section.data for library in _libraries() for section in load_elf(library).code_sections]
+    rng = random.Random(17)
+    sections += [bytes(rng.getrandbits(8) for _ in range(rng.randrange(64))) for _ in range(300)]
+    more = struct.pack("<I", 0x4000)  # parse bits 01: the packet goes on
+    sections += [more * count + struct.pack("<I", 0xC000) * ends + tail for count in range(9) for ends in range(3)
+                 for tail in (b"", b"\x01", more, more * 3)]  # fmt: skip
+    for code in sections:
+        end = len(code) // 4 * 4
+        chunks = decode_module._PACKET_BYTES.findall(code, 0, end)
+        scan = scan_code(code, 0x2000, cache=DecodeCache())
+        assert list(scan.chunks) == chunks
+        assert scan.packet_addresses == list(accumulate(map(len, chunks), initial=0x2000))
+
+
+def test_a_scan_flags_every_word_as_word_flags_does() -> None:
+    words = []
+    for library in _libraries():
+        words += _words_of(library)
+    rng = random.Random(11)
+    words += [rng.getrandbits(32) for _ in range(20000)]
+    code = struct.pack(f"<{len(words)}I", *words) + b"\x01\x02"  # a cut-short tail word is not flagged
+    cache = DecodeCache()
+    scan = scan_code(code, 0x1000, cache=DecodeCache())
+    assert scan.word_flags == [decode_module._word_flags(word, cache) for word in words]
+    assert scan_code(b"", 0).word_flags == []
+    # words_with reads the 16-bit flag lanes: every flag and a few unions, low and high lanes alike
+    for mask in (*ALL_FLAGS, WORD_BRANCH | WORD_WRITES, WORD_HVX | WORD_ENDLOOP_BITS, (1 << 10) - 1):
+        assert scan.words_with(mask) == [index for index, flags in enumerate(scan.word_flags) if flags & mask]
+
+
+def test_duplex_flags_hold_for_every_group_pair_and_sub_opcode() -> None:
+    """A duplex is flagged from its halves' bits 12:8 (no decoding): every duplex ICLASS x bit 13 (the group pair) x
+    both halves' top five bits, the other bits random, with SP/FP-free and any register fields alike."""
+    rng = random.Random(13)
+    for group in range(16):
+        for high in range(32):
+            for low in range(32):
+                for _ in range(3):
+                    word = (group >> 1) << 29 | high << 24 | rng.getrandbits(8) << 16 | (group & 1) << 13
+                    _check_word(word | low << 8 | rng.getrandbits(8), rng.choice((None, rng.getrandbits(26) << 6)))
 
 
 @settings(max_examples=1500, deadline=None)

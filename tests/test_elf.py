@@ -300,3 +300,37 @@ def _sections(data: bytearray) -> list[tuple[int, int, int]]:
         _, kind, _, _, offset, size = struct.unpack_from("<IIIIII", data, shoff + number * shentsize)
         headers.append((kind, offset, size))
     return headers
+
+
+@pytest.mark.parametrize("library", _committed_libraries(), ids=lambda p: p.name)
+def test_plt_stubs_read_with_struct_equal_those_pyelftools_reads(library, monkeypatch):
+    fast = load_elf(library).plt_stubs
+    monkeypatch.setattr("hexlint.elf.reader._plt_stub_names", lambda *arguments: None)
+    assert load_elf(library).plt_stubs == fast
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    which=st.sampled_from([4, 11]),  # SHT_RELA (.rela.plt), SHT_DYNSYM
+    offset=st.integers(min_value=0, max_value=4096),
+    junk=st.binary(min_size=1, max_size=8),
+)
+def test_plt_stubs_of_a_corrupted_relocation_or_symbol_table_read_as_pyelftools_reads_them(which, offset, junk):
+    """The struct reader takes only the plain layout; anything else goes to pyelftools, errors included."""
+    data = bytearray(DIVISION_TWIN.read_bytes())
+    tables = [section for section in _sections(data) if section[0] == which]
+    assert tables, "the division twin calls its helpers through the PLT"
+    table = tables[offset % len(tables)]
+    start = table[1] + offset % max(table[2], 1)
+    data[start : start + len(junk)] = junk
+
+    def read() -> object:
+        try:
+            return dict(read_elf_bytes("lib.so", bytes(data)).plt_stubs)
+        except ElfError as error:
+            return str(error)
+
+    fast = read()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("hexlint.elf.reader._plt_stub_names", lambda *arguments: None)
+        assert read() == fast

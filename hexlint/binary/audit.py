@@ -36,7 +36,7 @@ from itertools import accumulate, islice
 from operator import attrgetter, lt
 from typing import TYPE_CHECKING, Any
 
-from hexlint.hexagon.cfg import BasicBlock, FunctionCfg, build_cfg, frozen_instance
+from hexlint.hexagon.cfg import FunctionCfg, build_cfg, frozen_instance
 from hexlint.hexagon.decode import (
     WORD_BRANCH,
     WORD_CALL,
@@ -458,8 +458,8 @@ def _helper_kinds(helper: str | None, promotion: tuple[str, ...], division: tupl
 class _InstructionFacts:
     """What one pass over a function's instructions finds (packet indexes, in address order)."""
 
-    # packets holding a branch, a loop set-up or an :endloop marker -> (those markers, its branches and loop set-ups),
-    # what build_cfg reads of them
+    # packets holding a jump, a return, a loop set-up or an :endloop marker -> (those markers, its jumps, returns and
+    # loop set-ups), what build_cfg reads of them
     control: dict[int, tuple[frozenset[int], list[Instruction]]]
     seeds: list[int]  # packets that derive a register other than SP/FP from SP/FP
     direct: list[tuple[int, Instruction]]  # memory accesses based on r29/r30 themselves
@@ -501,25 +501,28 @@ def _instruction_facts(packets: Sequence[Packet], start: int, end: int, is_helpe
     calls: list[tuple[int, Instruction]] = []
     doubles: list[tuple[int, Instruction]] = []
     no_endloop: frozenset[int] = frozenset()
+    stack_bases, track_doubles, last_seed = STACK_BASES, not is_helper, -1  # locals: ~30k instructions a library
     for index, instruction in instructions:
         memory = instruction.memory
-        if memory is not None and memory.base in STACK_BASES:
+        if memory is not None and memory.base in stack_bases:
             direct.append((index, instruction))
         writes = instruction.writes
-        if writes and (not seeds or seeds[-1] != index):
+        if writes and last_seed != index:
             for write in writes:
                 # r29/r30 themselves are never tracked (`r30 = r29`, allocframe): only another register carries one
-                if write.source in STACK_BASES and write.dest not in STACK_BASES:
+                if write.source in stack_bases and write.dest not in stack_bases:
                     seeds.append(index)
+                    last_seed = index
                     break
         branch = instruction.branch
         if branch is None:
-            if (instruction.float_to_double or instruction.double_arith) and not is_helper:
+            if track_doubles and (instruction.float_to_double or instruction.double_arith):
                 doubles.append((index, instruction))
             if instruction.loop_setup is None:
                 continue
         elif branch == "call" or branch == "callr":
             calls.append((index, instruction))
+            continue  # a call returns: it ends no block, leads nothing, so the CFG does not need it
         elif branch == "jump":
             # a direct jump leaving the function is a call that does not come back (tail call)
             target = instruction.target
@@ -628,13 +631,11 @@ def _innermost_loop_of_packets(cfg: FunctionCfg) -> Sequence[int | None]:
     if not cfg.loops:
         return _NO_LOOPS  # type: ignore[return-value]
     loop_of: list[int | None] = [None] * len(cfg.packets)
-    innermost = cfg.innermost_loop_by_block
-    for block in cfg.blocks:
-        header = innermost.get(block.start)
-        if header is not None:
-            loop_of[block.first_packet : block.last_packet + 1] = [header] * (
-                block.last_packet - block.first_packet + 1
-            )
+    starts, firsts, lasts = cfg.block_starts, cfg.block_first_packets, cfg.block_last_packets
+    for start, header in cfg.innermost_loop_by_block.items():
+        number = bisect_left(starts, start)
+        first, last = firsts[number], lasts[number]
+        loop_of[first : last + 1] = [header] * (last - first + 1)
     return loop_of
 
 
@@ -647,10 +648,10 @@ def _stack_accesses(cfg: FunctionCfg, seeds: set[int] | None = None) -> list[Sta
     # Nothing copies SP/FP into another register: only direct r29/r30 accesses exist, no data flow needed.
     entry_states = _derived_registers_at_blocks(cfg, seeds) if seeds else {}
     accesses = []
-    for block in cfg.blocks:
-        state = entry_states.get(block.start, {})
-        loop = cfg.innermost_loop_by_block.get(block.start)
-        accesses += _block_accesses(cfg, block, state, seeds, loop)
+    for number, start in enumerate(cfg.block_starts):
+        state = entry_states.get(start, {})
+        loop = cfg.innermost_loop_by_block.get(start)
+        accesses += _block_accesses(cfg, number, state, seeds, loop)
     call_packets = [
         index
         for index, packet in enumerate(cfg.packets)
@@ -662,30 +663,31 @@ def _stack_accesses(cfg: FunctionCfg, seeds: set[int] | None = None) -> list[Sta
 
 def _call_blocks(cfg: FunctionCfg, call_packets: Sequence[int]) -> list[tuple[int, int]]:
     """(start of its basic block, packet address) of each call packet, in address order."""
-    if not call_packets or not cfg.blocks:
+    if not call_packets or not cfg.block_starts:
         return []
-    firsts = [block.first_packet for block in cfg.blocks]
+    firsts, lasts, starts = cfg.block_first_packets, cfg.block_last_packets, cfg.block_starts
     result = []
     for index in sorted(set(call_packets)):
         number = bisect_right(firsts, index) - 1
-        if number >= 0 and index <= cfg.blocks[number].last_packet:
-            result.append((cfg.blocks[number].start, cfg.packet_addresses[index]))
+        if number >= 0 and index <= lasts[number]:
+            result.append((starts[number], cfg.packet_addresses[index]))
     return result
 
 
 def _block_accesses(
     cfg: FunctionCfg,
-    block: BasicBlock,
+    number: int,
     state: dict[str, Derived],
     seeds: set[int],
     loop: int | None,
     instructions_of: Callable[[int], Sequence[Instruction]] | None = None,
 ) -> list[StackAccess]:
-    """`instructions_of(index)`: the instructions of packet `index` that may write a register, access memory or call
-    (the others change nothing here); None: every instruction of cfg.packets[index]."""
+    """The stack accesses of block `number`. `instructions_of(index)`: the instructions of packet `index` that may
+    write a register, access memory or call (the others change nothing here); None: every instruction of
+    cfg.packets[index]."""
     accesses = []
     addresses = cfg.packet_addresses
-    for index in range(block.first_packet, block.last_packet + 1):
+    for index in range(cfg.block_first_packets[number], cfg.block_last_packets[number] + 1):
         instructions = cfg.packets[index].instructions if instructions_of is None else instructions_of(index)
         if not instructions:
             continue
@@ -704,29 +706,22 @@ def _stack_accesses_from_facts(
     loop_of: Sequence[int | None],
     instructions_of: Callable[[int], Sequence[Instruction]] | None = None,
 ) -> list[StackAccess]:
-    """`_stack_accesses` without walking every instruction again: outside the blocks where an SP/FP-derived register
-    may live, the stack accesses are exactly the r29/r30-based ones the instruction pass already found.
-    `instructions_of`: see _block_accesses."""
+    """`_stack_accesses` without walking every instruction again: the r29/r30-based accesses are the ones the
+    instruction pass already found; the data flow adds the accesses through a derived register, with the state it
+    had before each packet (an access with the same address and text is always of the same kind: the order after
+    sorting is the reference's). `instructions_of`: see _block_accesses."""
     addresses = cfg.packet_addresses
-    if not facts.seeds:
-        accesses = _direct_accesses(facts.direct, addresses, loop_of)
-    else:
-        seeds = set(facts.seeds)
-        entry_states = _derived_registers_at_blocks(cfg, seeds, instructions_of)
-        firsts = [block.first_packet for block in cfg.blocks]
-        tracked = set()
-        for number, block in enumerate(cfg.blocks):
-            seed_position = bisect_left(facts.seeds, block.first_packet)
-            holds_seed = seed_position < len(facts.seeds) and facts.seeds[seed_position] <= block.last_packet
-            if holds_seed or entry_states.get(block.start):
-                tracked.add(number)
-        untracked = [item for item in facts.direct if bisect_right(firsts, item[0]) - 1 not in tracked]
-        accesses = _direct_accesses(untracked, addresses, loop_of)
-        innermost = cfg.innermost_loop_by_block
-        for number in sorted(tracked):
-            block = cfg.blocks[number]
-            state = entry_states.get(block.start, {})
-            accesses += _block_accesses(cfg, block, state, seeds, innermost.get(block.start), instructions_of)
+    accesses = _direct_accesses(facts.direct, addresses, loop_of)
+    if facts.seeds:
+        states_before: dict[int, dict[str, Derived]] = {}
+        _derived_registers_at_blocks(cfg, set(facts.seeds), instructions_of, states_before)
+        packets = cfg.packets
+        for index in sorted(states_before):
+            state = states_before[index]
+            for instruction in packets[index].instructions if instructions_of is None else instructions_of(index):
+                memory = instruction.memory
+                if memory is not None and memory.base in state:  # never r29/r30: they are never tracked
+                    accesses.append(_classify(instruction, state, addresses[index], loop_of[index]))
     accesses.sort(key=_ACCESS_ORDER)
     return accesses
 
@@ -750,44 +745,57 @@ def mark_stack_buffers(accesses: list[StackAccess], call_blocks: Sequence[tuple[
     `call_blocks`: (block start, call packet address) of every call. A store to SP-based slots that nothing in the
     function ever loads, made in the block of a later call, is that call's stack argument (varargs of a logging
     call): a spill store is always reloaded."""
-    by_base: dict[str, list[StackAccess]] = {}
-    for access in accesses:
-        if access.slot is not None:
-            by_base.setdefault(access.slot[0], []).append(access)
-    reasons: dict[int, str] = {}  # id(access) -> reason
-    for base, group in by_base.items():
-        for cluster in _overlapping_clusters(group):
-            reason = _buffer_reason(cluster, base, call_blocks)
+    by_base: dict[str, list[int]] = {}  # base -> positions of its constant-offset accesses
+    for position, access in enumerate(accesses):
+        slot = access.slot
+        if slot is not None:
+            by_base.setdefault(slot[0], []).append(position)
+    marked = None  # a copy of `accesses` once one is a buffer's
+    for base, positions in by_base.items():
+        if not (base == "r29" and call_blocks) and not any(
+            accesses[position].is_predicated and accesses[position].is_store for position in positions
+        ):
+            continue  # neither reason can hold for any cluster of this base: no need to cluster
+        for cluster in _overlapping_clusters([accesses[position] for position in positions], positions):
+            reason = _buffer_reason([accesses[position] for position in cluster], base, call_blocks)
             if reason is not None:
-                for access in cluster:
-                    reasons[id(access)] = reason
-    if not reasons:
-        return accesses
-    return [
-        replace(access, buffer_reason=reasons[id(access)]) if id(access) in reasons else access for access in accesses
-    ]
+                if marked is None:
+                    marked = list(accesses)
+                for position in cluster:
+                    marked[position] = frozen_instance(
+                        StackAccess, {**accesses[position].__dict__, "buffer_reason": reason}
+                    )
+    return accesses if marked is None else marked
 
 
-def _overlapping_clusters(accesses: list[StackAccess]) -> Iterator[list[StackAccess]]:
-    """Accesses grouped by overlapping byte ranges [offset, offset + size), transitively."""
-    ordered = sorted(accesses, key=lambda access: access.slot[1])  # type: ignore[index]
-    cluster: list[StackAccess] = []
-    cluster_end = None
-    for access in ordered:
+def _overlapping_clusters(accesses: list[StackAccess], positions: list[int]) -> Iterator[list[int]]:
+    """The positions of the accesses grouped by overlapping byte ranges [offset, offset + size), transitively."""
+    ordered = sorted(zip(accesses, positions, strict=True), key=_slot_offset)
+    cluster: list[int] = []
+    cluster_end = 0
+    for access, position in ordered:
         low = access.slot[1]  # type: ignore[index]
-        if cluster and cluster_end is not None and low >= cluster_end:
+        high = low + access.size
+        if cluster and low >= cluster_end:
             yield cluster
             cluster = []
-        cluster_end = low + access.size if not cluster else max(cluster_end or 0, low + access.size)
-        cluster.append(access)
+        cluster_end = high if not cluster else max(cluster_end, high)
+        cluster.append(position)
     if cluster:
         yield cluster
 
 
+def _slot_offset(item: tuple[StackAccess, int]) -> int:
+    return item[0].slot[1]  # type: ignore[index]
+
+
 def _buffer_reason(cluster: list[StackAccess], base: str, call_blocks: Sequence[tuple[int, int]]) -> str | None:
-    if any(access.is_predicated and access.is_store for access in cluster):
-        return PREDICATED_STORE
-    only_stores = all(access.is_store for access in cluster)
+    only_stores = True
+    for access in cluster:
+        if not access.is_store:
+            only_stores = False
+        elif access.is_predicated:
+            return PREDICATED_STORE
     if base == "r29" and call_blocks and only_stores and all(_before_a_call(access, call_blocks) for access in cluster):
         return CALL_ARGUMENT
     return None
@@ -877,15 +885,19 @@ def _classify(instruction: Instruction, state: dict[str, Derived], packet_addres
 
 
 def _derived_registers_at_blocks(
-    cfg: FunctionCfg, seeds: set[int], instructions_of: Callable[[int], Sequence[Instruction]] | None = None
+    cfg: FunctionCfg,
+    seeds: set[int],
+    instructions_of: Callable[[int], Sequence[Instruction]] | None = None,
+    states_before: dict[int, dict[str, Derived]] | None = None,
 ) -> dict[int, dict[str, Derived]]:
     """Block start -> SP/FP-derived registers on entry: a worklist over the blocks in address order, last in first
     out, an unvisited predecessor left out of the join. Outside the blocks a seed packet reaches every state is empty,
-    so there a visit only keeps the worklist order (which decides the result where loops carry a derived register)."""
-    blocks = cfg.blocks
-    count = len(blocks)
-    number_of = {block.start: number for number, block in enumerate(blocks)}
-    successors = [[number_of[successor] for successor in block.successors] for block in blocks]
+    so there a visit only keeps the worklist order (which decides the result where loops carry a derived register).
+    `states_before`, when given, receives packet index -> the registers derived before it, for every packet where
+    some are: what a walk of each block from its entry state (from none if never visited) would see."""
+    starts, firsts, lasts = cfg.block_starts, cfg.block_first_packets, cfg.block_last_packets
+    count = len(starts)
+    successors = cfg.block_successors
     predecessors: list[list[int]] = [[] for _ in range(count)]
     for number, targets in enumerate(successors):
         for target in targets:
@@ -897,6 +909,27 @@ def _derived_registers_at_blocks(
     exit_states: list[dict[str, Derived] | None] = [None] * count
     worklist = list(range(count - 1, -1, -1))
     queued = [True] * count
+    packets = cfg.packets
+    # block number -> [(packet index, state before it)] of its last visit (a later visit starts from a newer state)
+    visits: dict[int, list[tuple[int, dict[str, Derived]]]] = {}
+
+    def walk(number: int, state: dict[str, Derived]) -> dict[str, Derived]:
+        visit = [] if states_before is not None else None
+        index, last = firsts[number], lasts[number]
+        while index <= last:
+            if not state:  # nothing derived: only a seed packet can change that
+                position = bisect_left(seed_list, index)
+                if position == len(seed_list) or seed_list[position] > last:
+                    break
+                index = seed_list[position]
+            elif visit is not None:
+                visit.append((index, state))
+            state = _transfer(packets[index].instructions if instructions_of is None else instructions_of(index), state)
+            index += 1
+        if visit is not None:
+            visits[number] = visit
+        return state
+
     rounds = 0
     while worklist and rounds < 50 * count + 100:
         rounds += 1
@@ -911,17 +944,7 @@ def _derived_registers_at_blocks(
             incoming = [exit_states[p] for p in predecessors[number] if exit_states[p] is not None]
             state = _join(incoming)  # type: ignore[arg-type]
             entry_states[number] = state
-            index, last = blocks[number].first_packet, blocks[number].last_packet
-            while index <= last:
-                if not state:  # nothing derived: only a seed packet can change that
-                    position = bisect_left(seed_list, index)
-                    if position == len(seed_list) or seed_list[position] > last:
-                        break
-                    index = seed_list[position]
-                state = _transfer(
-                    cfg.packets[index].instructions if instructions_of is None else instructions_of(index), state
-                )
-                index += 1
+            state = walk(number, state)
             if exit_states[number] is not None and exit_states[number] == state:
                 continue
         exit_states[number] = state
@@ -929,12 +952,18 @@ def _derived_registers_at_blocks(
             if not queued[successor]:
                 queued[successor] = True
                 worklist.append(successor)
-    return {blocks[number].start: state for number, state in enumerate(entry_states) if state is not None}
+    if states_before is not None:
+        for number in range(count):
+            if entry_states[number] is None and in_region[number]:
+                walk(number, empty)  # never visited (the round limit): a seed in it still derives
+        for visit in visits.values():
+            states_before.update(visit)
+    return {starts[number]: state for number, state in enumerate(entry_states) if state is not None}
 
 
 def _blocks_reached_from_seeds(cfg: FunctionCfg, seed_list: list[int], successors: list[list[int]]) -> list[bool]:
     """Blocks holding a seed packet, and every block they reach: the only ones with a derived register."""
-    firsts = [block.first_packet for block in cfg.blocks]
+    firsts = cfg.block_first_packets
     reached = [False] * len(firsts)
     stack = sorted({bisect_right(firsts, index) - 1 for index in seed_list})
     for number in stack:
@@ -972,8 +1001,12 @@ def _transfer(instructions: Sequence[Instruction], state: dict[str, Derived]) ->
     updates: dict[str, Derived | None] = {}
     for instruction in instructions:
         for write in instruction.writes:
-            # a write from no register (a constant, a load) derives nothing
-            updates[write.dest] = None if write.source is None else _written_value(write, state)
+            source = write.source
+            # a write from no register (a constant, a load) or from an untracked one derives nothing
+            if source is None or (source not in state and source not in STACK_BASES):
+                updates[write.dest] = None
+            else:
+                updates[write.dest] = _written_value(write, state)
         memory = instruction.memory
         if memory is not None:
             if memory.post_increment and memory.base in state:
@@ -981,21 +1014,23 @@ def _transfer(instructions: Sequence[Instruction], state: dict[str, Derived]) ->
             if not memory.is_store and memory.register:
                 for register in _registers(memory.register):
                     updates[register] = None
-        if instruction.branch in ("call", "callr"):
+        branch = instruction.branch
+        if branch is not None and (branch == "call" or branch == "callr"):
             for register in CALLER_SAVED:
                 updates.setdefault(register, None)
-    if not updates:
-        return state
-    result = dict(state)
+    result = None  # a copy of `state` once something changes: most packets change nothing that is tracked
     for register, value in updates.items():
         # keys are single registers (writes name each half of a pair, loads were split above); r29/r30 never count
-        if register in STACK_BASES:
-            continue
         if value is None:
-            result.pop(register, None)
-        else:
+            if register in state:  # never r29/r30: they are never tracked
+                if result is None:
+                    result = dict(state)
+                del result[register]
+        elif register not in STACK_BASES:
+            if result is None:
+                result = dict(state)
             result[register] = value
-    return result
+    return state if result is None else result
 
 
 def _written_value(write: Any, state: dict[str, Derived]) -> Derived | None:
@@ -1013,12 +1048,13 @@ def _written_value(write: Any, state: dict[str, Derived]) -> Derived | None:
     return (origin[0], None)
 
 
-def _registers(name: str) -> list[str]:
-    """ "r5:4" -> ["r5", "r4"]; "r3" -> ["r3"]."""
+@functools.lru_cache(maxsize=512)
+def _registers(name: str) -> tuple[str, ...]:
+    """ "r5:4" -> ("r5", "r4"); "r3" -> ("r3",)."""
     if ":" in name and name.startswith("r"):
         high, low = name[1:].split(":", 1)
-        return [f"r{high}", f"r{low}"]
-    return [name]
+        return (f"r{high}", f"r{low}")
+    return (name,)
 
 
 # Per-loop counter slots of _loop_audits.
@@ -1040,7 +1076,7 @@ def _loop_audits(
     for access in accesses:
         if access.loop is None:
             continue
-        if not access.is_spill:
+        if access.slot is None or access.buffer_reason is not None:  # not is_spill (inline: ~10k accesses)
             for header in chains[access.loop]:
                 counts[header][_ARRAY] += 1
             continue

@@ -165,7 +165,7 @@ def _read(name: str, data: bytes) -> ElfImage:
         is_relocatable=is_relocatable,
         code_sections=code_sections,
         functions=functions,
-        plt_stubs=MappingProxyType(_plt_stubs(elf)),
+        plt_stubs=MappingProxyType(_plt_stubs(elf, data)),
         relocation_symbols=MappingProxyType(_relocation_symbols(elf, sections, bases) if is_relocatable else {}),
         has_debug_info=elf.get_section_by_name(".debug_info") is not None,
         has_symbols=has_symbols,
@@ -292,14 +292,17 @@ def _infer_missing_sizes(
     return result
 
 
-def _plt_stubs(elf: ELFFile) -> dict[int, str]:
+def _plt_stubs(elf: ELFFile, data: bytes) -> dict[int, str]:
     plt = elf.get_section_by_name(".plt")
     relocations = elf.get_section_by_name(".rela.plt")
     if plt is None or relocations is None or not hasattr(relocations, "iter_relocations"):
         return {}
     symbols = elf.get_section(relocations["sh_link"])
-    stubs: dict[int, str] = {}
     capacity = max(0, (plt["sh_size"] - PLT_HEADER_SIZE) // PLT_ENTRY_SIZE)
+    fast = _plt_stub_names(elf, relocations, symbols, capacity, data)
+    if fast is not None:
+        return {plt["sh_addr"] + PLT_HEADER_SIZE + index * PLT_ENTRY_SIZE: name for index, name in fast.items()}
+    stubs: dict[int, str] = {}
     for index, relocation in enumerate(relocations.iter_relocations()):
         if index >= capacity:
             break
@@ -310,6 +313,48 @@ def _plt_stubs(elf: ELFFile) -> dict[int, str]:
         if helper:
             stubs[plt["sh_addr"] + PLT_HEADER_SIZE + index * PLT_ENTRY_SIZE] = helper
     return stubs
+
+
+_ELF32_RELA = struct.Struct("<IIi")  # r_offset, r_info, r_addend
+
+
+def _plt_stub_names(
+    elf: ELFFile, relocations: object, symbols: object, capacity: int, data: bytes
+) -> dict[int, str] | None:
+    """PLT entry number -> helper name, from the first `capacity` entries of a little-endian ELF32 .rela.plt and its
+    symbol table, read with struct (pyelftools parses each relocation and symbol through construct); None for any
+    other layout or anything out of bounds, where the caller asks pyelftools as before."""
+    try:
+        if elf.elfclass != 32 or not elf.little_endian or not isinstance(symbols, SymbolTableSection):
+            return None
+        table, entries = symbols.header, relocations.header  # type: ignore[attr-defined]
+        strings = elf.get_section(table["sh_link"]).header
+        if entries["sh_type"] != "SHT_RELA" or entries["sh_entsize"] != _ELF32_RELA.size:
+            return None
+        if table["sh_entsize"] != _ELF32_SYMBOL.size:
+            return None
+        start, count = entries["sh_offset"], min(entries["sh_size"] // _ELF32_RELA.size, capacity)
+        symbol_offset, symbol_count = table["sh_offset"], table["sh_size"] // _ELF32_SYMBOL.size
+        text_start, text_end = strings["sh_offset"], strings["sh_offset"] + strings["sh_size"]
+        if start + count * _ELF32_RELA.size > len(data) or symbol_offset + table["sh_size"] > len(data):
+            return None
+        if text_end > len(data):
+            return None
+        names: dict[int, str] = {}
+        for index, (_, info, _) in enumerate(_ELF32_RELA.iter_unpack(data[start : start + count * _ELF32_RELA.size])):
+            symbol = info >> 8
+            if symbol >= symbol_count:
+                continue
+            (name_offset,) = struct.unpack_from("<I", data, symbol_offset + symbol * _ELF32_SYMBOL.size)
+            name_start = text_start + name_offset
+            name_end = data.find(b"\0", name_start, text_end)
+            if name_start >= text_end or name_end < 0:
+                return None
+            if name_end > name_start:
+                names[index] = data[name_start:name_end].decode("utf-8", errors="replace")
+        return names
+    except Exception:  # anything unexpected: pyelftools decides, with its own errors
+        return None
 
 
 def _relocation_symbols(elf: ELFFile, sections: list, bases: list[int]) -> dict[int, str]:

@@ -15,9 +15,10 @@ dominate its source) are reported as loops too, flagged `irreducible`.
 
 Cost: one pass over the instructions finds the few control packets (branches, loop set-ups, `:endloop`), or the
 caller hands them over (the binary audit reads them from a scan's flagged words, decoding no packet); everything
-after works on block numbers. A function whose edges all go to higher addresses has no cycle, hence no loop: it skips
-dominators. Otherwise blocks are renumbered in reverse postorder, where the Cooper-Harvey-Kennedy dominator
-intersection and the dominance test are plain integer comparisons.
+after works on block numbers. A function whose edges all go to higher addresses has no cycle, hence no loop. Otherwise
+a depth-first search finds the retreating edges and its roots (the entry, then every block nothing before reaches,
+such as jump-table targets); no dominator tree is built: a header dominates its latch exactly when the backward walk
+that collects the natural body meets no root.
 """
 
 from __future__ import annotations
@@ -37,9 +38,6 @@ if TYPE_CHECKING:
 ControlPacket = tuple[frozenset[int], "Sequence[Instruction]"]
 
 _T = TypeVar("_T")
-# Synthetic root of the dominator tree (a reverse-postorder number below every block): it reaches the entry and every
-# block nothing else reaches (jump tables).
-_ROOT = -1
 
 
 def frozen_instance(cls: type[_T], fields: dict[str, Any]) -> _T:
@@ -79,19 +77,42 @@ class FunctionCfg:
     start: int
     end: int
     packets: Sequence[Packet]  # a tuple, or a PacketRange of a CodeScan (decoded on access)
-    blocks: tuple[BasicBlock, ...]
+    # The blocks in address order as parallel lists, indexed by block number (thousands of blocks per library: the
+    # BasicBlock records are built only when `blocks` is read)
+    block_starts: list[int]
+    block_ends: list[int]  # exclusive
+    block_first_packets: list[int]  # indexes into packets
+    block_last_packets: list[int]  # inclusive
+    block_successors: list[list[int]]  # block numbers, in BasicBlock.successors order
     loops: tuple[Loop, ...]  # outer loops before inner ones, then by header
     # block start -> header of its innermost loop (absent: not in a loop)
     innermost_loop_by_block: dict[int, int]
 
     @functools.cached_property
+    def blocks(self) -> tuple[BasicBlock, ...]:
+        starts = self.block_starts
+        return tuple(
+            BasicBlock(start, end, first, last, tuple([starts[number] for number in successors]))
+            for start, end, first, last, successors in zip(
+                starts,
+                self.block_ends,
+                self.block_first_packets,
+                self.block_last_packets,
+                self.block_successors,
+                strict=True,
+            )
+        )
+
+    @functools.cached_property
     def innermost_loop_by_packet(self) -> dict[int, int]:
         """Packet address -> header of its innermost loop (absent: not in a loop)."""
         result = {}
-        for block in self.blocks:
-            header = self.innermost_loop_by_block.get(block.start)
+        for start, first, last in zip(
+            self.block_starts, self.block_first_packets, self.block_last_packets, strict=True
+        ):
+            header = self.innermost_loop_by_block.get(start)
             if header is not None:
-                for index in range(block.first_packet, block.last_packet + 1):
+                for index in range(first, last + 1):
                     result[self.packet_addresses[index]] = header
         return result
 
@@ -115,17 +136,13 @@ class FunctionCfg:
         return self.innermost_loop(self.packet_addresses[index]) if index >= 0 else None
 
     @functools.cached_property
-    def _block_starts(self) -> list[int]:
-        return [block.start for block in self.blocks]
-
-    @functools.cached_property
     def packet_addresses(self) -> list[int]:
         """Each packet's address (without decoding a PacketRange)."""
         return [packet.address for packet in self.packets]
 
     def block_at(self, address: int) -> BasicBlock | None:
-        index = bisect_right(self._block_starts, address) - 1
-        if index >= 0 and self.blocks[index].start <= address < self.blocks[index].end:
+        index = bisect_right(self.block_starts, address) - 1
+        if index >= 0 and address < self.block_ends[index]:
             return self.blocks[index]
         return None
 
@@ -140,8 +157,9 @@ def build_cfg(
 
     `control`: when the caller already walked the instructions, the ascending indexes of the packets that hold a branch
     (jump, call, return), a loop set-up or an `:endloop` marker (any other packet just falls through); a superset is
-    fine, a packet left out is a wrong CFG. Or a mapping of those indexes to (the packet's :endloop markers, its
-    instructions or at least all its branches and loop set-ups): then no packet is read here. None: found here, with
+    fine, a packet left out is a wrong CFG (except a call: it returns, so it ends no block). Or a mapping of those
+    indexes to (the packet's :endloop markers, its instructions or at least all its jumps, returns and loop set-ups):
+    then no packet is read here. None: found here, with
     one pass over the instructions. A PacketRange is kept as it is, not decoded."""
     if isinstance(packets, PacketRange):
         addresses, ends = packets.addresses, packets.ends
@@ -154,17 +172,23 @@ def build_cfg(
     if end is None:
         end = ends[-1] if packets else start
     if not packets:
-        return FunctionCfg(start, end, (), (), (), {})
+        return FunctionCfg(start, end, (), [], [], [], [], [], (), {})
     scan = _scan(packets, addresses, control)
     graph = _blocks(addresses, ends, scan)
-    loops = _loops(graph) if graph.has_retreating_edge else ()
-    innermost_by_block: dict[int, int] = {}
-    for loop in loops:  # outer loops come first: an inner loop overwrites its blocks
-        for block_start in loop.blocks:
-            innermost_by_block[block_start] = loop.header
-    cfg = FunctionCfg(start, end, packets, graph.blocks, loops, innermost_by_block)
+    loops, innermost_by_block = _loops(graph) if graph.has_retreating_edge else ((), {})
+    cfg = FunctionCfg(
+        start,
+        end,
+        packets,
+        graph.starts,
+        graph.ends,
+        graph.first_packets,
+        graph.last_packets,
+        graph.successors,
+        loops,
+        innermost_by_block,
+    )
     object.__setattr__(cfg, "packet_addresses", addresses)  # seeds the cached property: computed here anyway
-    object.__setattr__(cfg, "_block_starts", graph.starts)
     return cfg
 
 
@@ -262,7 +286,6 @@ def _control_packets(packets: Sequence[Packet]) -> list[int]:
 class _Graph:
     """Blocks in address order; edges as block numbers; `:endloop` edges as (latch packet, start packet) -> stages."""
 
-    blocks: tuple[BasicBlock, ...]
     starts: list[int]  # block start addresses
     ends: list[int]
     first_packets: list[int]
@@ -284,10 +307,18 @@ def _blocks(addresses: list[int], packet_ends: list[int], scan: _Scan) -> _Graph
     # the packet after a block's last packet is the next block's first: a plain fallthrough goes to number + 1
     block_successors = [[number] for number in range(1, block_count)]
     block_successors.append([])
-    for number, last in enumerate(lasts):
-        targets = control_successors.get(last)
-        if targets is not None:
-            block_successors[number] = [number_of_first[target] for target in dict.fromkeys(targets)]
+    retreating = False  # an edge to the same or a lower block: a fallthrough never is one
+    for last, targets in control_successors.items():  # a control packet with successors always ends its block
+        number = number_of_first[last + 1] - 1 if last + 1 < count else block_count - 1
+        if len(targets) == 1:  # most control packets: one jump target, or only the fallthrough
+            successor = number_of_first[targets[0]]
+            block_successors[number] = [successor]
+            if successor <= number:
+                retreating = True
+            continue
+        successors = block_successors[number] = [number_of_first[target] for target in dict.fromkeys(targets)]
+        if successors and min(successors) <= number:
+            retreating = True
     endloop_edges: dict[tuple[int, int], int] = {}
     if scan.endloops:
         # Loop set-ups inside each block, in order: the last one per loop register is what leaves the block.
@@ -299,24 +330,13 @@ def _blocks(addresses: list[int], packet_ends: list[int], scan: _Scan) -> _Graph
                 block_gen[loop_number] = start
                 stages_by_start[start] = max(stages, stages_by_start.get(start, 0))
         _add_endloop_edges(scan, firsts, lasts, gen, number_of_first, block_successors, stages_by_start, endloop_edges)
+        for last, start in endloop_edges:
+            if firsts[bisect_right(firsts, last) - 1] >= start:
+                retreating = True
+                break
     starts = [addresses[first] for first in firsts]
     ends = [packet_ends[last] for last in lasts]
-    retreating = False
-    for number, successors in enumerate(block_successors):
-        if successors and min(successors) <= number:
-            retreating = True
-            break
-    new, set_fields, block_class, start_of = object.__new__, object.__setattr__, BasicBlock, starts.__getitem__
-
-    def block(start: int, end: int, first: int, last: int, successors: list[int]) -> BasicBlock:
-        instance = new(block_class)
-        fields = {"start": start, "end": end, "first_packet": first, "last_packet": last}
-        fields["successors"] = tuple(map(start_of, successors))
-        set_fields(instance, "__dict__", fields)
-        return instance
-
-    blocks = tuple(map(block, starts, ends, firsts, lasts, block_successors))
-    return _Graph(blocks, starts, ends, firsts, lasts, block_successors, endloop_edges, retreating)
+    return _Graph(starts, ends, firsts, lasts, block_successors, endloop_edges, retreating)
 
 
 def _add_endloop_edges(
@@ -405,45 +425,50 @@ def _add_endloop_edges(
                 block_successors[number].append(target)
 
 
-def _loops(graph: _Graph) -> tuple[Loop, ...]:
-    """Natural loops of the back edges (retreating edges in reverse postorder), nested."""
-    block_count = len(graph.blocks)
+def _loops(graph: _Graph) -> tuple[tuple[Loop, ...], dict[int, int]]:
+    """Natural loops of the back edges (retreating edges in reverse postorder), nested; and block start -> header of
+    its innermost loop."""
+    block_count = len(graph.starts)
     successors = graph.successors
     predecessors: list[list[int]] = [[] for _ in range(block_count)]
     for number, targets in enumerate(successors):
         for target in targets:
             predecessors[target].append(number)
     position, is_root = _reverse_postorder(successors)
-    immediate = _dominators(position, is_root, predecessors)
+    retreating = [
+        (number, header)
+        for number, targets in enumerate(successors)
+        for header in targets
+        if position[header] <= position[number]
+    ]
+    irreducible: set[int] = set()
+    edge_bodies = []
+    for number, header in retreating:
+        body = _dominated_body(header, number, predecessors, is_root)
+        if body is None:  # the header does not dominate the latch: an irreducible cycle
+            body = _irreducible_body(header, number, predecessors, position)
+            irreducible.add(header)
+        edge_bodies.append(body)
     bodies: dict[int, set[int]] = {}
     latches: dict[int, list[int]] = {}
     kinds: dict[int, str] = {}
-    irreducible: set[int] = set()
     endloop_edges = graph.endloop_edges
     firsts, lasts = graph.first_packets, graph.last_packets
-    for number, targets in enumerate(successors):
-        rank = position[number]
-        for header in targets:
-            header_rank = position[header]
-            if header_rank > rank:
-                continue  # forward edge
-            dominator = rank
-            while dominator > header_rank:
-                dominator = immediate[dominator]
-            dominated = dominator == header_rank
-            body = _natural_body(header, number, predecessors, dominated, position)
-            bodies.setdefault(header, {header}).update(body)
-            latches.setdefault(header, []).append(number)
-            if not dominated:
-                irreducible.add(header)
-            stages = endloop_edges.get((lasts[number], firsts[header]))
-            if stages is not None:
-                kind = "pipelined" if stages > 0 else "hardware"
-                if kinds.get(header) != "pipelined":
-                    kinds[header] = kind
-            else:
-                kinds.setdefault(header, "branch")
-    parents, depths = _nest(bodies)
+    for (number, header), body in zip(retreating, edge_bodies, strict=True):
+        known = bodies.get(header)
+        if known is None:
+            bodies[header] = body  # a fresh set per edge: safe to grow
+        else:
+            known.update(body)
+        latches.setdefault(header, []).append(number)
+        stages = endloop_edges.get((lasts[number], firsts[header]))
+        if stages is not None:
+            kind = "pipelined" if stages > 0 else "hardware"
+            if kinds.get(header) != "pipelined":
+                kinds[header] = kind
+        else:
+            kinds.setdefault(header, "branch")
+    parents, depths, innermost = _nest(bodies) if irreducible else _nest_reducible(bodies)
     starts, ends = graph.starts, graph.ends
     loops = [
         frozen_instance(
@@ -462,7 +487,28 @@ def _loops(graph: _Graph) -> tuple[Loop, ...]:
         )
         for header, body in bodies.items()
     ]
-    return tuple(sorted(loops, key=lambda loop: (loop.depth, loop.header)))
+    innermost_by_block = {starts[number]: starts[header] for number, header in innermost.items()}
+    return tuple(sorted(loops, key=lambda loop: (loop.depth, loop.header))), innermost_by_block
+
+
+def _dominated_body(header: int, latch: int, predecessors: list[list[int]], is_root: list[bool]) -> set[int] | None:
+    """The natural body of the edge `latch -> header` (the header and every block reaching the latch without passing
+    it), or None when the header does not dominate the latch. Every block hangs from a root of the depth-first search,
+    so the header dominates the latch exactly when that backward walk meets no root: no dominator tree needed."""
+    body = {header, latch}
+    if latch == header:
+        return body
+    if is_root[latch]:
+        return None
+    stack = [latch]
+    while stack:
+        for predecessor in predecessors[stack.pop()]:
+            if predecessor not in body:
+                if is_root[predecessor]:
+                    return None
+                body.add(predecessor)
+                stack.append(predecessor)
+    return body
 
 
 def _reverse_postorder(successors: list[list[int]]) -> tuple[list[int], list[bool]]:
@@ -493,99 +539,55 @@ def _reverse_postorder(successors: list[list[int]]) -> tuple[list[int], list[boo
     return position, is_root
 
 
-def _dominators(position: list[int], is_root: list[bool], predecessors: list[list[int]]) -> list[int]:
-    """Immediate dominator of each reverse-postorder number (Cooper, Harvey, Kennedy), roots under `_ROOT`.
-
-    In reverse-postorder numbering a dominator always has the smaller number: intersecting is comparing integers.
-    The first pass sees only the edges from lower numbers (the acyclic part): when then the target of every retreating
-    edge dominates its source, those edges change no dominator (a path through one passes its target first), so the
-    pass that would confirm it is skipped; otherwise (an irreducible cycle) the passes go on until nothing changes."""
-    count = len(position)
-    order = [0] * count
-    for node, rank in enumerate(position):
-        order[rank] = node
-    rank_predecessors = [[position[p] for p in predecessors[node]] for node in order]
-    unset = count  # above every number: "no dominator yet"
-    immediate = [unset] * count
-    for rank in range(count):
-        if is_root[order[rank]]:
-            immediate[rank] = _ROOT
-    first_pass = True
-    changed = True
-    while changed:
-        changed = False
-        for rank in range(count):
-            if is_root[order[rank]]:
-                continue
-            new = unset
-            for other in rank_predecessors[rank]:
-                if immediate[other] == unset:
-                    continue  # not reached yet
-                if new == unset:
-                    new = other
-                    continue
-                while new != other:
-                    while new > other:
-                        new = immediate[new]
-                    while other > new:
-                        other = immediate[other]
-            if new != unset and immediate[rank] != new:
-                immediate[rank] = new
-                changed = True
-        if first_pass:
-            first_pass = False
-            if _retreating_targets_dominate(immediate, rank_predecessors):
-                break
-    return immediate
-
-
-def _retreating_targets_dominate(immediate: list[int], rank_predecessors: list[list[int]]) -> bool:
-    for rank, sources in enumerate(rank_predecessors):
-        for source in sources:
-            if source >= rank:  # a retreating edge source -> rank
-                dominator = source
-                while dominator > rank:
-                    dominator = immediate[dominator]
-                if dominator != rank:
-                    return False
-    return True
-
-
-def _natural_body(
-    header: int, latch: int, predecessors: list[list[int]], dominated: bool, position: list[int]
-) -> set[int]:
-    """Blocks that reach the latch without passing the header (for an irreducible edge: only those after the header)."""
+def _irreducible_body(header: int, latch: int, predecessors: list[list[int]], position: list[int]) -> set[int]:
+    """Blocks that reach the latch without passing the header and come after it in reverse postorder."""
     body = {header, latch}
     stack = [latch] if latch != header else []
     header_rank = position[header]
     while stack:
-        node = stack.pop()
-        for predecessor in predecessors[node]:
-            if predecessor in body:
-                continue
-            if not dominated and position[predecessor] < header_rank:
-                continue
-            body.add(predecessor)
-            stack.append(predecessor)
+        for predecessor in predecessors[stack.pop()]:
+            if predecessor not in body and position[predecessor] >= header_rank:
+                body.add(predecessor)
+                stack.append(predecessor)
     return body
 
 
-def _nest(bodies: dict[int, set[int]]) -> tuple[dict[int, int | None], dict[int, int]]:
-    """Parent = the smallest other loop whose blocks include this loop's blocks (ties: the lowest header)."""
-    by_size = sorted(bodies, key=lambda header: (-len(bodies[header]), header))
+def _nest(bodies: dict[int, set[int]]) -> tuple[dict[int, int | None], dict[int, int], dict[int, int]]:
+    """Parent = the smallest other loop whose blocks include this loop's blocks (ties: the lowest header); and block
+    -> header of its innermost loop (outer loops first, an inner loop overwrites its blocks)."""
+    order = {header: (-len(body), header) for header, body in bodies.items()}
+    holders: dict[int, list[int]] = {}  # loop header -> the loops whose blocks include it
+    for outer, body in bodies.items():
+        for number in body:
+            if number in bodies:
+                holders.setdefault(number, []).append(outer)
     parents: dict[int, int | None] = {}
     depths: dict[int, int] = {}
-    for rank, header in enumerate(by_size):
-        body = bodies[header]
-        parent = None
-        for outer in by_size[:rank]:
-            outer_body = bodies[outer]
-            if (
-                header in outer_body
-                and body <= outer_body
-                and (parent is None or len(outer_body) < len(bodies[parent]))
-            ):
-                parent = outer
+    for header in sorted(bodies, key=order.__getitem__):  # larger loops first: a parent's depth is known
+        body, rank = bodies[header], order[header]
+        enclosing = [outer for outer in holders[header] if order[outer] < rank and body <= bodies[outer]]
+        parent = min(enclosing, key=lambda outer: (len(bodies[outer]), outer)) if enclosing else None
         parents[header] = parent
         depths[header] = depths[parent] + 1 if parent is not None else 1
-    return parents, depths
+    innermost: dict[int, int] = {}
+    for header in sorted(bodies, key=lambda header: (depths[header], header)):
+        for number in bodies[header]:
+            innermost[number] = header
+    return parents, depths, innermost
+
+
+def _nest_reducible(
+    bodies: dict[int, set[int]],
+) -> tuple[dict[int, int | None], dict[int, int], dict[int, int]]:
+    """`_nest` where every header dominates its loop: two loops are then disjoint or nested, so, largest first, a
+    loop's parent is the innermost loop seen so far that holds its header."""
+    parents: dict[int, int | None] = {}
+    depths: dict[int, int] = {}
+    innermost: dict[int, int] = {}
+    for header in sorted(bodies, key=lambda header: (-len(bodies[header]), header)):
+        parent = innermost.get(header)
+        parents[header] = parent
+        depths[header] = depths[parent] + 1 if parent is not None else 1
+        for number in bodies[header]:
+            innermost[number] = header
+    return parents, depths, innermost

@@ -23,10 +23,13 @@ share that dict (Instruction.address is a slot); MemoryAccess/RegisterWrite obje
 DecodeCache that outlives the call: the builds of a multi-library run share most packets. bench/bench_decode.py
 measures it; tests/test_decode.py holds every templated packet to a cold decode.
 
-A caller that needs only some packets (the binary audit) calls scan_code instead: the packets are split, every
-distinct word gets summary flags (WORD_*: branch, loop set-up, HVX, memory, SP/FP-based access, ...) mostly from a few
-bit fields without decoding it, and a packet is decoded, exactly as decode_packets would, only when asked for
-(CodeScan.packet, PacketRange). tests/test_decode_scan.py holds the flags and the opened packets to the full decoder.
+A caller that needs only some packets (the binary audit) calls scan_code instead: the packets are split and every
+word gets summary flags (WORD_*: branch, loop set-up, HVX, memory, SP/FP-based access, ...) from its bit fields, a
+whole section at a time (byte-column tables and big-integer AND/OR; a duplex from its halves' opcode bits; only a few
+rare forms are decoded), and a packet is decoded, exactly as decode_packets would, only when asked for (CodeScan.packet,
+PacketRange). The words the audit reads are built one by one (PacketRange.instructions_with/packet_instructions),
+the most common ones by light decoders that leave the text to be rendered when read (_LIGHT_DECODERS, _LazyText).
+tests/test_decode_scan.py holds the flags, the light decodings and the opened packets to the full decoder.
 """
 
 from __future__ import annotations
@@ -34,8 +37,10 @@ from __future__ import annotations
 import gc
 import re
 import struct
+import sys
+from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate, compress
 
 from hexlint.hexagon._tables import DEST_EXCEPTIONS, DEST_FIELDS
@@ -105,6 +110,23 @@ class Packet:
     size: int  # bytes
     instructions: tuple[Instruction, ...]
     endloop: frozenset[int]  # {0}, {1}, {0, 1} from the parse bits of the first two words
+
+
+class _LazyText:
+    """Instruction.text of an instruction built by a light decoder (_LIGHT_DECODERS: every field but the text, which
+    only --disasm, the tests and a few audit findings read): rendered by the full decoder on first read, then kept in
+    the instruction's field dict. Instructions built with a text keep it in that dict, which this never overrides."""
+
+    def __get__(self, instance: Instruction | None, owner: type | None = None) -> object:
+        if instance is None:
+            return self
+        fields = instance.__dict__
+        text = fields.get("_text", _render_text)(instance)
+        fields["text"] = text
+        return text
+
+
+Instruction.text = _LazyText()  # type: ignore[assignment]
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -1090,6 +1112,209 @@ _DECODERS: tuple[Callable[[int, int, int, int | None], Instruction], ...] = (
 
 
 # ---------------------------------------------------------------------------------------------------------------------
+# light decoders: (word, packet address, extender or None) -> the field dict the full decoder gives the word, without
+# "text" (see _LazyText), or None where the full decoder must run (every other word). The hidden
+# entries "_ext" and "_packet" (PC-relative words) say how the full decoder renders the text, "_text" names a cheaper
+# renderer from the fields (the audit reads the text of most stack accesses); "_new_value" marks a new-value jump,
+# whose text names a register of its packet. Only the words the audit reads most are here: jumps (not calls: their
+# text is read), loop set-ups, compare jumps, scalar loads and stores. tests/test_decode_scan.py holds every field and
+# the text to the full decoder.
+
+
+def _light_j1(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_j1: compare-and-jump (J4), or an HVX compute word."""
+    if word & 0x08000000:
+        return {"word": word, "iclass": "HVX", "mnemonic": "", "is_hvx": True, "_ext": ext}
+    raw = ((word >> 20) & 3) << 7 | (word >> 1) & 0x7F
+    target = (packet + _imm(raw, 9, 4, True, ext)) & _MASK32
+    fields: dict[str, object] = {"word": word, "iclass": "J", "mnemonic": "jump", "branch": "jump", "target": target}
+    op = (word >> 24) & 15
+    if op == 6:  # rD = #u6 ; jump
+        fields["writes"] = (_write(_R[_SUB_R[(word >> 16) & 15]], "other", immediate=(word >> 8) & 63),)
+    elif op == 7:  # rD = rS ; jump
+        fields["writes"] = (_write(_R[_SUB_R[(word >> 8) & 15]], "copy", _R[_SUB_R[(word >> 16) & 15]]),)
+    else:
+        fields["conditional"] = True
+    fields["_ext"], fields["_packet"] = ext, packet
+    return fields
+
+
+def _light_j2(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_j2: a new-value compare jump (its text waits for the packet)."""
+    if word & 0x08000000:  # vmem: the audit reads the text of most memory accesses
+        return None
+    raw = ((word >> 20) & 3) << 7 | (word >> 1) & 0x7F
+    target = (packet + _imm(raw, 9, 4, True, ext)) & _MASK32
+    return {
+        "word": word,
+        "iclass": "J",
+        "mnemonic": "jump",
+        "branch": "jump",
+        "target": target,
+        "conditional": True,
+        "_ext": ext,
+        "_packet": packet,
+        "_new_value": True,
+    }
+
+
+def _light_j5(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_j5: jump #r22:2 and if ([!]pU[.new]) jump #r15:2 (the audit reads the text of calls)."""
+    group = (word >> 25) & 7
+    if group == 4:
+        raw = ((word >> 16) & 0x1FF) << 13 | (word >> 1) & 0x1FFF
+        target = (packet + _imm(raw, 22, 4, True, ext)) & _MASK32
+        return {"word": word, "iclass": "J", "mnemonic": "jump", "branch": "jump", "target": target, "_ext": ext,
+                "_packet": packet}  # fmt: skip
+    if group == 6 and not word & 0x01000000:
+        raw = ((word >> 22) & 3) << 13 | ((word >> 16) & 0x1F) << 8 | ((word >> 13) & 1) << 7 | (word >> 1) & 0x7F
+        target = (packet + _imm(raw, 15, 4, True, ext)) & _MASK32
+        return {"word": word, "iclass": "J", "mnemonic": "jump", "branch": "jump", "target": target,
+                "conditional": True, "_ext": ext, "_packet": packet}  # fmt: skip
+    return None
+
+
+def _light_cr(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_cr: loop set-ups and compare-with-zero jumps."""
+    top = (word >> 21) & 127
+    if top >> 3 == 0b0001:  # if (rS op #0) jump #r13:2
+        raw = ((word >> 21) & 1) << 12 | ((word >> 13) & 1) << 11 | (word >> 1) & 0x7FF
+        target = (packet + _imm(raw, 13, 4, True, ext)) & _MASK32
+        return {"word": word, "iclass": "J", "mnemonic": "jump", "branch": "jump", "target": target,
+                "conditional": True, "_ext": ext, "_packet": packet}  # fmt: skip
+    if top in _CR_LOOPS:
+        if top & 0b1000000:  # loopN(#r7:2,#U10)
+            count: int | None = ((word >> 16) & 31) << 5 | ((word >> 5) & 7) << 2 | word & 3
+            register = None
+        else:  # loopN(#r7:2,rS)
+            count, register = None, _R[(word >> 16) & 31]
+        raw = ((word >> 8) & 31) << 2 | (word >> 3) & 3
+        start = (packet + _imm(raw, 7, 4, True, ext)) & _MASK32
+        variant = top & 7
+        stages = variant - 4 if variant >= 5 else 0
+        mnemonic = f"sp{stages}loop0" if stages else f"loop{1 if variant == 1 else 0}"
+        setup = LoopSetup(1 if variant == 1 else 0, start, count, register, stages)
+        return {"word": word, "iclass": "CR", "mnemonic": mnemonic, "loop_setup": setup, "_ext": ext,
+                "_packet": packet}  # fmt: skip
+    return None
+
+
+def _light_ld(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_ld: rD = memX(rS+#s11:n) and rD = memX(rX++#s4:n) (predicated or not)."""
+    kind = (word >> 21) & 15
+    spec = _LOAD_TYPES.get(kind)
+    if spec is None:
+        return None
+    mnemonic, size, pair = spec
+    mode = (word >> 25) & 3
+    base = _R[(word >> 16) & 31]
+    register = _PAIR[word & 31] if pair else _R[word & 31]
+    fields: dict[str, object] = {"word": word, "iclass": "LD", "mnemonic": mnemonic, "_ext": ext, "_text": _load_text}
+    if not word & 0x08000000:
+        if word & 0x0FE00000 == 0x02000000:  # memw_phys, locked/acquire loads, vextract
+            return None
+        raw = mode << 9 | (word >> 5) & 0x1FF
+        offset = (raw - 2048 if raw & 0x400 else raw) * size if ext is None else _imm(raw, 11, size, True, ext)
+        fields["memory"] = _memory(base, offset, False, False, size, False, register, None)
+        fields["writes"] = _OTHER_WRITES_BY_NAME[register]
+        return fields
+    if mode != 1 or word & 0x1000:  # circular, absolute-set, register-modified, bit-reversed, indexed forms
+        return None
+    increment = _signed((word >> 5) & 15, 4) * size
+    fields["memory"] = _memory(base, 0, False, False, size, True, register, increment)
+    fields["writes"] = (*_OTHER_WRITES_BY_NAME[register], _write(base, "add_imm", base, increment))
+    if word & 0x2000:
+        fields["conditional"] = True
+    return fields
+
+
+def _light_st(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_st: memX(rS+#s11:n) = rT and memX(rX++#s4:n) = rT (predicated or not); new-value stores aside."""
+    if not word & 0x01000000:  # allocframe, locked/release stores, cache and DMA operations
+        return None
+    spec = _STORE_TYPES.get((word >> 21) & 7)
+    if spec is None:
+        return None
+    mnemonic, size = spec
+    base = _R[(word >> 16) & 31]
+    data = (word >> 8) & 31
+    register = _PAIR[data] if size == 8 else _R[data]
+    mode = (word >> 25) & 3
+    fields: dict[str, object] = {"word": word, "iclass": "ST", "mnemonic": mnemonic, "_ext": ext, "_text": _store_text}
+    if not word & 0x08000000:
+        raw = mode << 9 | ((word >> 13) & 1) << 8 | (word & 0xFF)
+        offset = (raw - 2048 if raw & 0x400 else raw) * size if ext is None else _imm(raw, 11, size, True, ext)
+        fields["memory"] = _memory(base, offset, True, False, size, False, register, None)
+        return fields
+    if mode != 1 or word & 0x80:  # circular, absolute-set, register-modified, bit-reversed, indexed forms
+        return None
+    increment = _signed((word >> 3) & 15, 4) * size
+    fields["memory"] = _memory(base, 0, True, False, size, True, register, increment)
+    fields["writes"] = (_write(base, "add_imm", base, increment),)
+    if word & 0x2000:
+        fields["conditional"] = True
+    return fields
+
+
+def _load_text(instruction: Instruction) -> str:
+    """The full decoder's text of a _light_ld load, from its fields."""
+    memory, word = instruction.memory, instruction.word
+    if memory.post_increment:  # type: ignore[union-attr]
+        cond = _cond_text((word >> 9) & 3, bool(word & 0x800), bool(word & 0x1000)) if word & 0x2000 else ""
+        return f"{cond}{memory.register} = {instruction.mnemonic}({memory.base}++#{memory.increment})"  # type: ignore[union-attr]
+    hash_sign = "#" if instruction.__dict__["_ext"] is None else "##"
+    return f"{memory.register} = {instruction.mnemonic}({memory.base}+{hash_sign}{memory.offset})"  # type: ignore[union-attr]
+
+
+def _store_text(instruction: Instruction) -> str:
+    """The full decoder's text of a _light_st store, from its fields."""
+    memory, word = instruction.memory, instruction.word
+    shown = f"{memory.register}.h" if (word >> 21) & 7 == 3 else memory.register  # type: ignore[union-attr]
+    if memory.post_increment:  # type: ignore[union-attr]
+        cond = _cond_text(word & 3, bool(word & 4), bool(word & 0x80)) if word & 0x2000 else ""
+        return f"{cond}{instruction.mnemonic}({memory.base}++#{memory.increment}) = {shown}"  # type: ignore[union-attr]
+    hash_sign = "#" if instruction.__dict__["_ext"] is None else "##"
+    return f"{instruction.mnemonic}({memory.base}+{hash_sign}{memory.offset}) = {shown}"  # type: ignore[union-attr]
+
+
+def _no_light(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    return None
+
+
+_LIGHT_DECODERS: tuple[Callable[[int, int, int | None], dict[str, object] | None], ...] = (
+    _no_light,  # 0000 constant extender
+    _light_j1,
+    _light_j2,
+    _no_light,  # 0011 register-indexed loads/stores, memops
+    _no_light,  # 0100 predicated and gp-relative loads/stores
+    _light_j5,
+    _light_cr,
+    _no_light,  # 0111 ALU32
+    _no_light,  # 1000 XTYPE
+    _light_ld,
+    _light_st,
+    _no_light,  # 1011 add(rS,#s16)
+    _no_light,
+    _no_light,
+    _no_light,
+    _no_light,  # 1111 ALU32
+)
+
+
+def _render_text(instruction: Instruction) -> str:
+    """The text the full decoder gives a light-decoded instruction (see _LazyText)."""
+    fields = instruction.__dict__
+    word, address = instruction.word, instruction.address
+    in_packet = fields.get("_in_packet")
+    if in_packet is not None:  # a new-value operand: its packet names the register
+        scan, index = in_packet
+        for other in scan.packet(index).instructions:
+            if other.address == address:
+                return other.text  # type: ignore[no-any-return]
+    return _DECODERS[word >> 28](word, address, fields.get("_packet", 0), fields.get("_ext")).text
+
+
+# ---------------------------------------------------------------------------------------------------------------------
 # duplex sub-instructions (13 bits each; slot 1 = bits 28:16, slot 0 = bits 12:0)
 
 # duplex ICLASS -> (slot 1 group, slot 0 group)
@@ -1365,9 +1590,12 @@ class DecodeCache:
     words: dict[int | tuple[int, int], dict[str, object]] = field(default_factory=dict)  # by word or (word, extender)
     duplexes: dict[int | tuple[int, int], tuple[dict[str, object], ...]] = field(default_factory=dict)
     new_values: dict[int | tuple[int, int], _PendingNewValue] = field(default_factory=dict)
-    flags: dict[int, int] = field(default_factory=dict)  # word -> its WORD_* summary flags (scan_code)
+    flags: dict[int, int] = field(default_factory=dict)  # word -> WORD_* flags, of the words only decoding flags
     # PC-relative word (decoded alone) -> its fields and _split_relative (CodeScan.word_instructions)
-    relative_words: dict[int | tuple[int, int], tuple[dict[str, object], int, str, str]] = field(default_factory=dict)
+    # (light decodings: no text parts, see _LIGHT_DECODERS)
+    relative_words: dict[int | tuple[int, int], tuple[dict[str, object], int, str | None, str | None]] = field(
+        default_factory=dict
+    )
     limit: int = 1 << 18  # entries before the cache starts over: bounds the memory a long-running process keeps
 
     def clear(self) -> None:
@@ -1471,6 +1699,119 @@ def _quick_flags(word: int) -> int:
     return -1  # 3 and 4: register-indexed, gp-relative, predicated memory forms
 
 
+# _quick_flags for every word of a section at once, lane by lane in C: a word's flags depend on its top byte (ICLASS,
+# bits 27:24), bits 23:21 (the rest of the opcode row), the register fields at bits 20:16 and 12:8 and the parse
+# bits, so 256-entry tables translate each byte column and big-integer AND/OR combine the columns, 8 bits a lane.
+# Low lanes carry flags 1..128, high lanes WORD_WRITES (1) and WORD_ENDLOOP_BITS (2); a "slow" lane is a word whose
+# flags only its decoding tells (_quick_flags -1). tests/test_decode_scan.py holds the lanes to _quick_flags.
+@record(eq=False)
+class _FlagTables:
+    low: bytes  # top byte -> flags that depend on it alone
+    high: bytes  # top byte -> WORD_WRITES (1) when it alone says so
+    if_base: bytes  # top byte -> flags to add when bits 20:16 name r29/r30
+    if_low_field: bytes  # top byte -> flags to add when bits 12:8 name r29/r30
+    row_flags: bytes  # top byte -> the bits 23:21 values (one-hot) that add row_flag
+    row_flag: bytes  # top byte -> WORD_DOUBLE (XTYPE) or WORD_LOOP_SETUP (CR)
+    row_writes: bytes  # top byte -> the bits 23:21 values (one-hot) that write a register (CR)
+    row_slow: bytes  # top byte -> the bits 23:21 values (one-hot) that need a decoding
+    one_hot: bytes  # byte of bits 23:16 -> 1 << bits 23:21
+    stack_field: bytes  # byte whose low 5 bits are a register field -> 0xFF for r29/r30
+    duplex: bytes  # byte of bits 15:8 -> 0xFF for parse bits 00
+    endloop: bytes  # byte of bits 15:8 -> 2 for parse bits 10
+    nonzero: bytes  # 0 -> 0, else 0xFF
+    nonzero_one: bytes  # 0 -> 0, else 1
+
+
+def _flag_tables() -> _FlagTables:
+    """The tables of _scan_flags, derived from _quick_flags' logic (built once, on the first scan)."""
+    columns: dict[str, list[int]] = {
+        name: [0] * 256 for name in ("low", "high", "if_base", "if_low_field", "row_flags", "row_flag")
+    }
+    columns.update({name: [0] * 256 for name in ("row_writes", "row_slow")})
+    for top in range(256):
+        iclass, nibble, wide = top >> 4, top & 15, top & 8
+        rows = [nibble << 3 | row for row in range(8)]
+        if iclass == 1:
+            columns["low"][top] = WORD_HVX if wide else WORD_BRANCH
+            columns["high"][top] = 0 if wide else 1
+        elif iclass == 2:
+            columns["low"][top] = WORD_HVX | WORD_MEMORY if wide else WORD_BRANCH
+            columns["high"][top] = 1 if wide else 0
+            columns["if_base"][top] = WORD_STACK_MEMORY if wide else 0
+        elif iclass in (7, 0xB, 0xF):
+            columns["high"][top] = 1
+            columns["if_base"][top] = WORD_STACK_COPY
+            columns["if_low_field"][top] = WORD_STACK_COPY if iclass == 0xF else 0
+        elif iclass in (9, 0xA):
+            columns["low"][top] = WORD_MEMORY
+            columns["high"][top] = 1
+            columns["if_base"][top] = WORD_STACK_MEMORY
+            columns["row_slow"][top] = 1 if iclass == 9 and not top & 9 else 0  # type 0: bits 27, 24 and 23:21 clear
+        elif iclass >= 8:
+            columns["high"][top] = 1
+            columns["if_base"][top] = columns["if_low_field"][top] = WORD_STACK_COPY
+            columns["row_flags"][top] = sum(1 << n for n, row in enumerate(rows) if (iclass, row) in _DOUBLE_ROWS)
+            columns["row_flag"][top] = WORD_DOUBLE
+        elif iclass == 5:
+            columns["low"][top] = WORD_BRANCH | WORD_CALL
+        elif iclass == 6:
+            loops = sum(1 << n for n, row in enumerate(rows) if row in _CR_LOOPS)
+            columns["row_flags"][top] = loops
+            columns["row_flag"][top] = WORD_LOOP_SETUP
+            columns["low"][top] = WORD_BRANCH if nibble == 1 else 0
+            columns["row_writes"][top] = 0 if nibble == 1 else 0xFF & ~loops
+        elif iclass in (3, 4):
+            columns["row_slow"][top] = 0xFF
+    byte_values = range(256)
+    return _FlagTables(
+        **{name: bytes(values) for name, values in columns.items()},
+        one_hot=bytes(1 << (value >> 5) for value in byte_values),
+        stack_field=bytes(0xFF if value & 31 in (29, 30) else 0 for value in byte_values),
+        duplex=bytes(0xFF if not value & 0xC0 else 0 for value in byte_values),
+        endloop=bytes(2 if value & 0xC0 == 0x80 else 0 for value in byte_values),
+        nonzero=bytes(0xFF if value else 0 for value in byte_values),
+        nonzero_one=bytes(1 if value else 0 for value in byte_values),
+    )
+
+
+_FLAG_TABLES: list[_FlagTables] = []  # built on the first scan: a lint run without binaries never pays for it
+
+
+def _scan_flags(code: bytes, end: int) -> tuple[list[int], bytes, bytearray]:
+    """_quick_flags of every word of code[:end] (0 where it says -1); one byte per word, nonzero where the word's
+    flags need its decoding instead; the same flags as little-endian 16-bit lanes (see CodeScan.flag_lanes)."""
+    if not _FLAG_TABLES:
+        _FLAG_TABLES.append(_flag_tables())
+    tables = _FLAG_TABLES[0]
+    count = end >> 2
+    top, opcode, low_fields = code[3:end:4], code[2:end:4], code[1:end:4]  # bits 31:24, 23:16, 15:8 of each word
+
+    def lanes(column: bytes) -> int:
+        return int.from_bytes(column, "little")
+
+    def by_top(table: bytes) -> int:
+        return int.from_bytes(top.translate(table), "little")
+
+    def nonzero(value: int, table: bytes) -> int:
+        return int.from_bytes(value.to_bytes(count, "little").translate(table), "little")
+
+    row = lanes(opcode.translate(tables.one_hot))
+    low = by_top(tables.low)
+    low |= by_top(tables.if_base) & lanes(opcode.translate(tables.stack_field))
+    low |= by_top(tables.if_low_field) & lanes(low_fields.translate(tables.stack_field))
+    low |= nonzero(by_top(tables.row_flags) & row, tables.nonzero) & by_top(tables.row_flag)
+    high = by_top(tables.high) | lanes(low_fields.translate(tables.endloop))
+    high |= nonzero(by_top(tables.row_writes) & row, tables.nonzero_one)
+    slow = (by_top(tables.row_slow) & row) | lanes(low_fields.translate(tables.duplex))
+    lanes = bytearray(2 * count)
+    lanes[0::2] = low.to_bytes(count, "little")
+    lanes[1::2] = high.to_bytes(count, "little")
+    flags = array("H", lanes)
+    if sys.byteorder == "big":
+        flags.byteswap()
+    return flags.tolist(), slow.to_bytes(count, "little"), lanes
+
+
 def instruction_flags(instruction: Instruction) -> int:
     """The WORD_* flags of one decoded instruction (parse bits aside)."""
     flags = 0
@@ -1498,19 +1839,63 @@ def instruction_flags(instruction: Instruction) -> int:
 def _word_flags(word: int, cache: DecodeCache) -> int:
     """A word's flags from its bit fields, else from its decoding without extender (see WORD_*)."""
     flags = _quick_flags(word)
-    return flags if flags >= 0 else _decoded_word_flags(word, cache)
+    return flags if flags >= 0 else _slow_word_flags(word, cache)
+
+
+def _slow_word_flags(word: int, cache: DecodeCache) -> int:
+    """The flags of a word _quick_flags leaves open: a duplex's from its halves' opcode bits, others decoded."""
+    if not word & 0xC000:
+        groups = _DUPLEX_GROUPS[(word >> 29) << 1 | (word >> 13) & 1]
+        if groups[0] is None:
+            return 0
+        return _SUB_FLAGS[groups[0]][(word >> 24) & 31] | _SUB_FLAGS[groups[1]][(word >> 8) & 31]
+    return _decoded_word_flags(word, cache)
+
+
+def _sub_flags(group: str, top: int) -> int:
+    """The flags a duplex sub-instruction of `group` whose bits 12:8 are `top` may have (as _decode_sub decodes
+    it): only SP-based loads/stores (L2/S2) and add(r29,#u6:2) (A) touch the stack; an L2 return branches."""
+    if group == "L1":
+        return WORD_MEMORY | WORD_WRITES
+    if group == "S1":
+        return WORD_MEMORY
+    if group == "L2":
+        if top >> 1 == 0b1110 or top == 0b11110:  # rD = memw(r29+#u5:2), rDD = memd(r29+#u5:3)
+            return WORD_MEMORY | WORD_WRITES | WORD_STACK_MEMORY
+        if top >> 3 == 0b11:  # deallocframe, dealloc_return, jumpr r31
+            return WORD_BRANCH | WORD_WRITES
+        return WORD_MEMORY | WORD_WRITES
+    if group == "S2":
+        if top >> 3 == 0b00 or top >> 2 == 0b100:  # memh(rS+#u3:1) = rT, memX(rS+#u4) = #0/1
+            return WORD_MEMORY
+        if top >> 2 == 0b010:  # memw(r29+#u5:2) = rT, memd(r29+#s6:3) = rTT
+            return WORD_MEMORY | WORD_STACK_MEMORY
+        return WORD_WRITES if top >> 1 == 0b1110 else 0  # allocframe
+    if top >> 2 == 0b011:  # rD = add(r29,#u6:2)
+        return WORD_WRITES | WORD_STACK_COPY
+    return 0 if top in (0b11001, 0b11011, 0b11110, 0b11111) else WORD_WRITES  # p0 = cmp.eq(), unused encodings
+
+
+_SUB_FLAGS = {group: tuple(_sub_flags(group, top) for top in range(32)) for group in ("L1", "L2", "S1", "S2", "A")}
 
 
 def _decoded_word_flags(word: int, cache: DecodeCache) -> int:
-    """A word's exact flags, from its full decoding without extender (which fills the word templates too)."""
-    if not word & 0xC000:
-        flags = 0
-        for half in _decode_duplex_cached(word, 0, None, cache.duplexes):
-            flags |= instruction_flags(half)
-        return flags
+    """A (non-duplex) word's exact flags, from its full decoding without extender (which fills the word templates
+    too)."""
     instruction = _decode_single(word, 0, 0, None, cache.words, [], cache.new_values)
     flags = instruction_flags(instruction)
     return flags | WORD_ENDLOOP_BITS if word & 0xC000 == 0x8000 else flags
+
+
+_SHARING_BITS: dict[int, bytes] = {}
+
+
+def _sharing_bits(mask: int) -> bytes:
+    """A translate table: byte -> 1 when it shares a bit with `mask` (0..255), else 0."""
+    table = _SHARING_BITS.get(mask)
+    if table is None:
+        table = _SHARING_BITS[mask] = bytes(1 if value & mask else 0 for value in range(256))
+    return table
 
 
 @record(eq=False)
@@ -1521,10 +1906,12 @@ class CodeScan:
     code: bytes
     address: int
     cache: DecodeCache
-    chunks: list[bytes]  # each packet's bytes
+    chunks: Sequence[bytes]  # each packet's bytes
     packet_addresses: list[int]  # each packet's address, then the end of the last packet
     words: tuple[int, ...]
     word_flags: list[int]
+    # word_flags as little-endian 16-bit lanes (scan_code): words_with tests a mask on them a whole column at a time
+    flag_lanes: bytearray = field(default_factory=bytearray)
     _opened: dict[int, Packet] = field(default_factory=dict)
     _words_with: dict[int, list[int]] = field(default_factory=dict)
     _endloop_packets: list[tuple[list[int], list[frozenset[int]]]] = field(default_factory=list)  # one entry once known
@@ -1563,18 +1950,69 @@ class CodeScan:
             relative = cache.relative_words.get(key)
             if relative is not None:
                 return (_relative_at(*relative, packet_address, address),)
-            if key not in cache.new_values:
-                instruction = _decode_alone(word, address, packet_address, ext)
-                if instruction is not None:
-                    if instruction.target is None and instruction.loop_setup is None:
-                        cache.words[key] = instruction.__dict__
-                    else:
-                        split = _split_relative(instruction, packet_address)
-                        if split is not None:
-                            cache.relative_words[key] = (instruction.__dict__, *split)
-                    return (instruction,)
+            instruction = self._first_decoding(word, key, ext, packet_index, packet_address, address)
+            if instruction is not None:
+                return (instruction,)
             opened = self.packet(packet_index)
         return tuple([instruction for instruction in opened.instructions if instruction.address == address])
+
+    def _first_decoding(
+        self,
+        word: int,
+        key: int | tuple[int, int],
+        ext: int | None,
+        packet_index: int,
+        packet_address: int,
+        address: int,
+    ) -> Instruction | None:
+        """A (non-duplex) word no template knows, decoded alone (light where it can, see _LIGHT_DECODERS) and
+        remembered as a template; a new-value operand is named from the instructions of the words before it in its
+        packet; None where the packet must be decoded (a decoder failure)."""
+        cache = self.cache
+        pending = cache.new_values.get(key)
+        if pending is None:
+            light = _LIGHT_DECODERS[word >> 28](word, packet_address, ext)
+            if light is not None:
+                return self._light_instruction(light, key, packet_index, packet_address, address)
+            try:
+                instruction = _DECODERS[word >> 28](word, address, packet_address, ext)
+            except Exception:  # as _decode_single: the packet makes it UNKNOWN
+                return None
+            if _NEW_VALUE not in instruction.text:
+                if instruction.target is None and instruction.loop_setup is None:
+                    cache.words[key] = instruction.__dict__
+                else:
+                    split = _split_relative(instruction, packet_address)
+                    if split is not None:
+                        cache.relative_words[key] = (instruction.__dict__, *split)
+                return instruction
+            pending = _pending_new_value(instruction)
+            if instruction.target is None and instruction.loop_setup is None:
+                cache.new_values[key] = pending
+        earlier: list[Instruction] = []
+        for index in range((packet_address - self.address) >> 2, (address - self.address) >> 2):
+            earlier.extend(self.word_instructions(index, packet_index))
+        return _named_new_value(pending, earlier, address)
+
+    def _light_instruction(
+        self,
+        fields: dict[str, object],
+        key: int | tuple[int, int],
+        packet_index: int,
+        packet_address: int,
+        address: int,
+    ) -> Instruction:
+        """The instruction of a light decoding (see _LIGHT_DECODERS), remembered like word_instructions' decodings."""
+        if "_new_value" in fields:  # its text names a register of this very packet
+            fields["_in_packet"] = (self, packet_index)
+            return _at(fields, address)
+        setup = fields.get("loop_setup")
+        target = fields.get("target") if setup is None else setup.start  # type: ignore[attr-defined]
+        if target is None:
+            self.cache.words[key] = fields
+        else:  # the template is a copy: this instruction's dict may get its own text
+            self.cache.relative_words[key] = (dict(fields), (target - packet_address) & _MASK32, None, None)
+        return _at(fields, address)
 
     def endloop(self, index: int) -> frozenset[int]:
         """packet(index).endloop, from the parse bits alone."""
@@ -1614,9 +2052,16 @@ class CodeScan:
         """Ascending indexes of the words whose flags share a bit with `mask` (computed once per mask)."""
         found = self._words_with.get(mask)
         if found is None:
-            found = self._words_with[mask] = list(
-                compress(range(len(self.word_flags)), map(mask.__and__, self.word_flags))
-            )
+            count = len(self.word_flags)
+            lanes = self.flag_lanes
+            if len(lanes) != 2 * count:  # a scan made by hand
+                hits: Iterable[int] = map(mask.__and__, self.word_flags)
+            else:
+                hits = lanes[0::2].translate(_sharing_bits(mask & 0xFF))
+                if mask >> 8:
+                    high = lanes[1::2].translate(_sharing_bits(mask >> 8 & 0xFF))
+                    hits = (int.from_bytes(hits, "little") | int.from_bytes(high, "little")).to_bytes(count, "little")
+            found = self._words_with[mask] = list(compress(range(count), hits))
         return found
 
     def range(self, low: int, high: int) -> PacketRange:
@@ -1689,7 +2134,8 @@ class PacketRange(Sequence[Packet]):
         scan = self.scan
         packet = self.low + index
         base = scan.address
-        first = (scan.packet_addresses[packet] - base) >> 2
+        packet_address = scan.packet_addresses[packet]
+        first = (packet_address - base) >> 2
         last = (scan.packet_addresses[packet + 1] - base) >> 2
         flags, words, cache = scan.word_flags, scan.words, scan.cache
         result: list[Instruction] = []
@@ -1697,12 +2143,20 @@ class PacketRange(Sequence[Packet]):
         for index in range(first, last):
             if flags[index] & mask:
                 word = words[index]
-                # as instructions_with: a word seen before, no extender before it, its packet not decoded
+                # as instructions_with: no extender before it, its packet not decoded
                 if word & 0xC000 and (index == first or words[index - 1] >= 0x10000000) and not opened:
                     fields = cache.words.get(word)
                     if fields is not None:
                         result.append(_at(fields, base + (index << 2)))
                         continue
+                    if word not in cache.relative_words:
+                        instruction = scan._first_decoding(
+                            word, word, None, packet, packet_address, base + (index << 2)
+                        )
+                        if instruction is not None:
+                            result.append(instruction)
+                            continue
+                        opened = scan.packet(packet) is not None  # the word needs its packet (see instructions_with)
                 result.extend(scan.word_instructions(index, packet))
         return result
 
@@ -1732,28 +2186,44 @@ class PacketRange(Sequence[Packet]):
         first, last = self.word_range()
         addresses, base, low, words, opened = scan.packet_addresses, scan.address, self.low, scan.words, scan._opened
         get_template, get_relative = scan.cache.words.get, scan.cache.relative_words.get
-        instructions_of = scan.word_instructions
+        instructions_of, first_decoding = scan.word_instructions, scan._first_decoding
+        new, set_attributes, set_address, instruction_class = _new, _set, _set_address, Instruction
         result: list[tuple[int, Instruction]] = []
         append = result.append
         packet = low - 1
         packet_start = packet_end = -1  # the current packet's first word, and the first word after it
+        position = packet_address = 0  # the current packet's index in the range, and its address
+        closed = True  # the current packet is not decoded: its words are built one by one
         for index in found[bisect_left(found, first) : bisect_left(found, last)]:
+            address = base + (index << 2)
             if index >= packet_end:
-                packet = bisect_right(addresses, base + (index << 2), packet + 1) - 1
-                packet_start, packet_end = (addresses[packet] - base) >> 2, (addresses[packet + 1] - base) >> 2
+                packet = bisect_right(addresses, address, packet + 1) - 1
+                packet_address = addresses[packet]
+                packet_start, packet_end = (packet_address - base) >> 2, (addresses[packet + 1] - base) >> 2
+                position = packet - low
+                closed = packet not in opened
             word = words[index]
-            # the common cases inline: a word seen before, no extender before it, its packet not decoded
-            if word & 0xC000 and (index == packet_start or words[index - 1] >= 0x10000000) and packet not in opened:
+            # the common cases inline (as word_instructions): no extender before it, its packet not decoded
+            if closed and word & 0xC000 and (index == packet_start or words[index - 1] >= 0x10000000):
                 fields = get_template(word)
                 if fields is not None:
-                    append((packet - low, _at(fields, base + (index << 2))))
+                    instruction = new(instruction_class)  # _at inlined: most words are seen before
+                    set_attributes(instruction, "__dict__", fields)
+                    set_address(instruction, address)
+                    append((position, instruction))
                     continue
                 relative = get_relative(word)
                 if relative is not None:
-                    append((packet - low, _relative_at(*relative, addresses[packet], base + (index << 2))))
+                    append((position, _relative_at(*relative, packet_address, address)))
                     continue
+                instruction = first_decoding(word, word, None, packet, packet_address, address)
+                if instruction is not None:
+                    append((position, instruction))
+                    continue
+                scan.packet(packet)  # the word needs its packet: word_instructions reads it from the decoded packet
+                closed = False
             for instruction in instructions_of(index, packet):
-                append((packet - low, instruction))
+                append((position, instruction))
         return result
 
     def packets_with(self, mask: int) -> list[int]:
@@ -1786,31 +2256,70 @@ def scan_code(code: bytes, base_address: int, cpu: int = 0x73, cache: DecodeCach
         cache = _SHARED_CACHE
     if len(cache) > cache.limit:
         cache.clear()
-    chunks = _PACKET_BYTES.findall(code, 0, end)
+    addresses = _packet_addresses(code, end, base_address)
     words = struct.unpack_from(f"<{end // 4}I", code)
+    flags, slow, lanes = _scan_flags(code, end)
     table = cache.flags
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for word in set(words).difference(table):
-            table[word] = _word_flags(word, cache)
+        for index in compress(range(len(slow)), slow):
+            word = words[index]
+            value = table.get(word)
+            if value is None:
+                value = table[word] = _slow_word_flags(word, cache)
+            flags[index] = value
+            lanes[2 * index] = value & 0xFF
+            lanes[2 * index + 1] = value >> 8
     finally:
         if collecting:
             gc.enable()
-    return CodeScan(
-        code,
-        base_address,
-        cache,
-        chunks,
-        list(accumulate(map(len, chunks), initial=base_address)),
-        words,
-        list(map(table.__getitem__, words)),
-    )
+    chunks = _PacketBytes(code, addresses, base_address)
+    return CodeScan(code, base_address, cache, chunks, addresses, words, flags, flag_lanes=lanes)
 
 
 # One packet's bytes: up to three words whose parse bits (bits 15:14, the top of the second byte) say "more" (01, 10),
 # then one that ends it (11, or 00 for a duplex); else four words (a packet never exceeds four); else a cut-short tail.
 _PACKET_BYTES = re.compile(rb"(?:.[\x40-\xbf]..){0,3}+.[^\x40-\xbf]..|.{16}|(?:....){1,3}", re.DOTALL)
+# bits 15:8 of a word -> 1 where its parse bits end a packet (11, or 00 for a duplex)
+_PACKET_END = bytes(1 if value & 0xC0 in (0x00, 0xC0) else 0 for value in range(256))
+
+
+def _packet_addresses(code: bytes, end: int, base_address: int) -> list[int]:
+    """Each packet's address, then the end of the last one: the packets _PACKET_BYTES finds, from the parse bits
+    of all the words at once (a packet ends after each word whose parse bits end one)."""
+    count = end >> 2
+    ends = code[1:end:4].translate(_PACKET_END)
+    if b"\0\0\0\0" in ends:  # four words without an end: not code, _PACKET_BYTES's 16-byte rule splits them
+        return list(accumulate(map(len, _PACKET_BYTES.findall(code, 0, end)), initial=base_address))
+    addresses = [base_address]
+    addresses += compress(range(base_address + 4, base_address + 4 * count + 4, 4), ends)
+    if addresses[-1] != base_address + 4 * count:  # a last packet cut short
+        addresses.append(base_address + 4 * count)
+    return addresses
+
+
+class _PacketBytes(Sequence[bytes]):
+    """CodeScan.chunks: each packet's bytes, sliced from the section when asked (most packets never are)."""
+
+    __slots__ = ("addresses", "base", "code")
+
+    def __init__(self, code: bytes, addresses: list[int], base: int) -> None:
+        self.code, self.addresses, self.base = code, addresses, base
+
+    def __len__(self) -> int:
+        return len(self.addresses) - 1
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        if isinstance(index, slice):
+            return [self[position] for position in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self.code[self.addresses[index] - self.base : self.addresses[index + 1] - self.base]
+
+
 _MASK32 = 0xFFFFFFFF
 
 
@@ -1895,11 +2404,15 @@ def _apply_relative(instructions: list[Instruction], relative: tuple[_RelativeEn
 
 
 def _relative_at(
-    fields: dict[str, object], distance: int, before: str, after: str, packet_address: int, address: int
+    fields: dict[str, object], distance: int, before: str | None, after: str | None, packet_address: int, address: int
 ) -> Instruction:
     """A PC-relative instruction (see _split_relative) rebuilt at `address` in a packet at `packet_address`."""
     target = (packet_address + distance) & _MASK32
-    attributes = {**fields, "text": f"{before}0x{target:x}{after}"}
+    attributes = {**fields}
+    if before is None:  # a light decoding: its text is rendered for this packet when read
+        attributes["_packet"] = packet_address
+    else:
+        attributes["text"] = f"{before}0x{target:x}{after}"
     setup = attributes.get("loop_setup")
     if setup is None:
         attributes["target"] = target
@@ -1956,9 +2469,7 @@ def _decode_single(
     try:
         instruction = _DECODERS[word >> 28](word, address, packet_address, ext)
         if _NEW_VALUE in instruction.text:  # depends on the packet: a template per producer register
-            text = instruction.text
-            start = text.index(_NEW_VALUE) + len(_NEW_VALUE)
-            pending = (instruction, int(text[start : text.index(">", start)]), {})
+            pending = _pending_new_value(instruction)
             if instruction.target is None and instruction.loop_setup is None:
                 new_values[key] = pending
             return _named_new_value(pending, earlier, address)
@@ -1969,14 +2480,11 @@ def _decode_single(
     return instruction
 
 
-def _decode_alone(word: int, address: int, packet_address: int, ext: int | None) -> Instruction | None:
-    """A word as _decode_single decodes it, or None where the packet is needed (a new-value operand names an earlier
-    instruction's register) or the decoder fails (the packet makes it UNKNOWN)."""
-    try:
-        instruction = _DECODERS[word >> 28](word, address, packet_address, ext)
-    except Exception:
-        return None
-    return None if _NEW_VALUE in instruction.text else instruction
+def _pending_new_value(instruction: Instruction) -> _PendingNewValue:
+    """A new-value instruction with its operand unnamed, the packet distance to its producer, no field dicts yet."""
+    text = instruction.text
+    start = text.index(_NEW_VALUE) + len(_NEW_VALUE)
+    return instruction, int(text[start : text.index(">", start)]), {}
 
 
 def _named_new_value(pending: _PendingNewValue, earlier: list[Instruction], address: int) -> Instruction:
