@@ -33,7 +33,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, islice
-from operator import attrgetter, lt
+from operator import attrgetter, eq, lt
 from typing import TYPE_CHECKING, Any
 
 from hexlint.hexagon.cfg import FunctionCfg, build_cfg, frozen_instance
@@ -158,6 +158,22 @@ class StackAccess:
         return self.slot is not None and self.buffer_reason is None
 
 
+class _AccessText:
+    """StackAccess.text of an access built by the audit: its instruction's text, rendered on first read (a light
+    instruction renders on demand, and only --disasm, the tables and a few findings read an access's text); kept in
+    the access's field dict next to its hidden "_instruction" entry."""
+
+    def __get__(self, instance: StackAccess | None, owner: type | None = None) -> object:
+        if instance is None:
+            return self
+        fields = instance.__dict__
+        text = fields["text"] = fields["_instruction"].text
+        return text
+
+
+StackAccess.text = _AccessText()  # type: ignore[assignment]
+
+
 @record
 class CallSite:
     address: int
@@ -228,11 +244,19 @@ class FunctionAudit:
     @functools.cached_property
     def _spills_by_kind(self) -> dict[tuple[bool, bool], tuple[StackAccess, ...]]:
         """(vector, in loop) -> spill accesses, in order: the rules and the table ask several times per function."""
-        groups: dict[tuple[bool, bool], list[StackAccess]] = {}
-        for access in self.stack_accesses:
+        frame_scalar: list[StackAccess] = []
+        loop_scalar: list[StackAccess] = []
+        frame_vector: list[StackAccess] = []
+        loop_vector: list[StackAccess] = []
+        for access in self.stack_accesses:  # ~17k accesses in a large library: one list per kind, no key tuples
             if access.slot is not None and access.buffer_reason is None:  # is_spill
-                groups.setdefault((access.is_vector, access.loop is not None), []).append(access)
-        return {kind: tuple(group) for kind, group in groups.items()}
+                if access.is_vector:
+                    (frame_vector if access.loop is None else loop_vector).append(access)
+                else:
+                    (frame_scalar if access.loop is None else loop_scalar).append(access)
+        groups = {(False, False): frame_scalar, (False, True): loop_scalar}
+        groups.update({(True, False): frame_vector, (True, True): loop_vector})
+        return {kind: tuple(group) for kind, group in groups.items() if group}
 
     @property
     def inloop_vector_spills(self) -> int:
@@ -722,11 +746,22 @@ def _stack_accesses_from_facts(
                 memory = instruction.memory
                 if memory is not None and memory.base in state:  # never r29/r30: they are never tracked
                     accesses.append(_classify(instruction, state, addresses[index], loop_of[index]))
-    accesses.sort(key=_ACCESS_ORDER)
+    _sort_accesses(accesses)
     return accesses
 
 
 _ACCESS_ORDER = attrgetter("address", "text")
+_ADDRESS = attrgetter("address")
+
+
+def _sort_accesses(accesses: list[StackAccess]) -> None:
+    """Sort by (address, text) in place, reading the text only where two accesses share a word (a duplex's halves):
+    most texts are then never rendered."""
+    accesses.sort(key=_ADDRESS)
+    addresses = list(map(_ADDRESS, accesses))
+    if any(map(eq, addresses, islice(addresses, 1, None))):
+        accesses.sort(key=_ACCESS_ORDER)
+
 
 PREDICATED_STORE = "predicated store"
 
@@ -830,7 +865,7 @@ def _direct_accesses(
             {
                 "address": instruction.address,
                 "packet_address": packet_addresses[index],
-                "text": instruction.text,
+                "_instruction": instruction,  # the text when first read (_AccessText)
                 "is_store": memory.is_store,
                 "is_vector": memory.is_vector,
                 "size": memory.size,
@@ -873,7 +908,7 @@ def _classify(instruction: Instruction, state: dict[str, Derived], packet_addres
         {
             "address": instruction.address,
             "packet_address": packet_address,
-            "text": instruction.text,
+            "_instruction": instruction,  # the text when first read (_AccessText)
             "is_store": memory.is_store,
             "is_vector": memory.is_vector,
             "size": memory.size,
@@ -998,26 +1033,32 @@ def _transfer(instructions: Sequence[Instruction], state: dict[str, Derived]) ->
     instruction reads the registers as they were before the packet."""
     if not instructions:
         return state
+    # register -> its value after the packet (None: derives nothing). An untracked register made untracked is left
+    # out, unless an earlier instruction of the packet gave it a value: that changes nothing, and most writes are such.
     updates: dict[str, Derived | None] = {}
     for instruction in instructions:
         for write in instruction.writes:
-            source = write.source
-            # a write from no register (a constant, a load) or from an untracked one derives nothing
-            if source is None or (source not in state and source not in STACK_BASES):
-                updates[write.dest] = None
-            else:
-                updates[write.dest] = _written_value(write, state)
+            source, dest = write.source, write.dest
+            if source is not None and (source in state or source in STACK_BASES):
+                updates[dest] = _written_value(write, state)
+            elif dest in state or dest in updates:
+                # a write from no register (a constant, a load) or from an untracked one derives nothing
+                updates[dest] = None
         memory = instruction.memory
         if memory is not None:
             if memory.post_increment and memory.base in state:
                 updates[memory.base] = (state[memory.base][0], None)
             if not memory.is_store and memory.register:
                 for register in _registers(memory.register):
-                    updates[register] = None
+                    if register in state or register in updates:
+                        updates[register] = None
         branch = instruction.branch
         if branch is not None and (branch == "call" or branch == "callr"):
-            for register in CALLER_SAVED:
-                updates.setdefault(register, None)
+            for register in state:
+                if register in CALLER_SAVED:
+                    updates.setdefault(register, None)
+    if not updates:
+        return state
     result = None  # a copy of `state` once something changes: most packets change nothing that is tracked
     for register, value in updates.items():
         # keys are single registers (writes name each half of a pair, loads were split above); r29/r30 never count
