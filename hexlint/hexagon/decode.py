@@ -1964,14 +1964,16 @@ class CodeScan:
         packet_index: int,
         packet_address: int,
         address: int,
+        try_light: bool = True,
     ) -> Instruction | None:
-        """A (non-duplex) word no template knows, decoded alone (light where it can, see _LIGHT_DECODERS) and
-        remembered as a template; a new-value operand is named from the instructions of the words before it in its
-        packet; None where the packet must be decoded (a decoder failure)."""
+        """A (non-duplex) word no template knows, decoded alone (light where it can, see _LIGHT_DECODERS, unless
+        the caller found it is not light) and remembered as a template; a new-value operand is named from the
+        instructions of the words before it in its packet; None where the packet must be decoded (a decoder
+        failure)."""
         cache = self.cache
         pending = cache.new_values.get(key)
         if pending is None:
-            light = _LIGHT_DECODERS[word >> 28](word, packet_address, ext)
+            light = _LIGHT_DECODERS[word >> 28](word, packet_address, ext) if try_light else None
             if light is not None:
                 return self._light_instruction(light, key, packet_index, packet_address, address)
             try:
@@ -1989,10 +1991,22 @@ class CodeScan:
             pending = _pending_new_value(instruction)
             if instruction.target is None and instruction.loop_setup is None:
                 cache.new_values[key] = pending
-        earlier: list[Instruction] = []
-        for index in range((packet_address - self.address) >> 2, (address - self.address) >> 2):
-            earlier.extend(self.word_instructions(index, packet_index))
-        return _named_new_value(pending, earlier, address)
+        return _named_by_producer(pending, self._producer(pending[1], packet_index, address), address)
+
+    def _producer(self, distance: int, packet_index: int, address: int) -> Instruction | None:
+        """The instruction `distance` places before the word at `address` in its packet, constant extenders not
+        counted (see _named_new_value), built alone: the words before a new-value operand are never duplexes (a
+        duplex ends its packet), so each is one instruction and only the producer needs building."""
+        words, base = self.words, self.address
+        first = (self.packet_addresses[packet_index] - base) >> 2
+        for index in range(((address - base) >> 2) - 1, first - 1, -1):
+            if words[index] >= 0x10000000:  # not an extender
+                distance -= 1
+                if distance == 0:
+                    return self.word_instructions(index, packet_index)[0]
+                if distance < 0:
+                    break
+        return None
 
     def _light_instruction(
         self,
@@ -2133,31 +2147,40 @@ class PacketRange(Sequence[Packet]):
         instructions_with builds them."""
         scan = self.scan
         packet = self.low + index
-        base = scan.address
-        packet_address = scan.packet_addresses[packet]
+        base, addresses, flags = scan.address, scan.packet_addresses, scan.word_flags
+        packet_address = addresses[packet]
         first = (packet_address - base) >> 2
-        last = (scan.packet_addresses[packet + 1] - base) >> 2
-        flags, words, cache = scan.word_flags, scan.words, scan.cache
         result: list[Instruction] = []
-        opened = packet in scan._opened
-        for index in range(first, last):
-            if flags[index] & mask:
-                word = words[index]
-                # as instructions_with: no extender before it, its packet not decoded
-                if word & 0xC000 and (index == first or words[index - 1] >= 0x10000000) and not opened:
-                    fields = cache.words.get(word)
-                    if fields is not None:
-                        result.append(_at(fields, base + (index << 2)))
-                        continue
-                    if word not in cache.relative_words:
-                        instruction = scan._first_decoding(
-                            word, word, None, packet, packet_address, base + (index << 2)
-                        )
+        closed = packet not in scan._opened
+        for index in range(first, (addresses[packet + 1] - base) >> 2):
+            if not flags[index] & mask:
+                continue
+            word = scan.words[index]
+            # as instructions_with: no extender before it, its packet not decoded
+            if closed and word & 0xC000 and (index == first or scan.words[index - 1] >= 0x10000000):
+                templates = scan.cache.words
+                fields = templates.get(word)
+                if fields is None and word not in scan.cache.relative_words:
+                    address = base + (index << 2)
+                    fields = _LIGHT_DECODERS[word >> 28](word, packet_address, None)
+                    if fields is None:
+                        instruction = scan._first_decoding(word, word, None, packet, packet_address, address, False)
                         if instruction is not None:
                             result.append(instruction)
                             continue
-                        opened = scan.packet(packet) is not None  # the word needs its packet (see instructions_with)
-                result.extend(scan.word_instructions(index, packet))
+                        closed = scan.packet(packet) is None  # the word needs its packet (see instructions_with)
+                    elif "target" in fields or "loop_setup" in fields or "_new_value" in fields:
+                        result.append(scan._light_instruction(fields, word, packet, packet_address, address))
+                        continue
+                    else:
+                        templates[word] = fields
+                if fields is not None:
+                    instruction = _new(Instruction)  # _at inlined
+                    _set(instruction, "__dict__", fields)
+                    _set_address(instruction, base + (index << 2))
+                    result.append(instruction)
+                    continue
+            result.extend(scan.word_instructions(index, packet))
         return result
 
     def count_words_with(self, mask: int) -> tuple[int, int | None]:
@@ -2185,8 +2208,10 @@ class PacketRange(Sequence[Packet]):
         found = scan.words_with(mask & ~WORD_ENDLOOP_BITS)
         first, last = self.word_range()
         addresses, base, low, words, opened = scan.packet_addresses, scan.address, self.low, scan.words, scan._opened
-        get_template, get_relative = scan.cache.words.get, scan.cache.relative_words.get
+        templates = scan.cache.words
+        get_template, get_relative = templates.get, scan.cache.relative_words.get
         instructions_of, first_decoding = scan.word_instructions, scan._first_decoding
+        light_decoders, light_instruction = _LIGHT_DECODERS, scan._light_instruction
         new, set_attributes, set_address, instruction_class = _new, _set, _set_address, Instruction
         result: list[tuple[int, Instruction]] = []
         append = result.append
@@ -2216,7 +2241,18 @@ class PacketRange(Sequence[Packet]):
                 if relative is not None:
                     append((position, _relative_at(*relative, packet_address, address)))
                     continue
-                instruction = first_decoding(word, word, None, packet, packet_address, address)
+                fields = light_decoders[word >> 28](word, packet_address, None)
+                if fields is not None:  # first_decoding inlined for a light word: most first decodings are
+                    if "target" in fields or "loop_setup" in fields or "_new_value" in fields:
+                        append((position, light_instruction(fields, word, packet, packet_address, address)))
+                        continue
+                    templates[word] = fields
+                    instruction = new(instruction_class)
+                    set_attributes(instruction, "__dict__", fields)
+                    set_address(instruction, address)
+                    append((position, instruction))
+                    continue
+                instruction = first_decoding(word, word, None, packet, packet_address, address, False)
                 if instruction is not None:
                     append((position, instruction))
                     continue
@@ -2490,9 +2526,15 @@ def _pending_new_value(instruction: Instruction) -> _PendingNewValue:
 def _named_new_value(pending: _PendingNewValue, earlier: list[Instruction], address: int) -> Instruction:
     """Name the register of a new-value operand: the one written by the instruction D places back in the packet
     (constant extenders do not count), as LLVM prints it ("r2.new")."""
-    instruction, distance, by_register = pending
+    distance = pending[1]
     producers = [i for i in earlier if i.iclass != "EXT"]
     producer = producers[-distance] if 0 < distance <= len(producers) else None
+    return _named_by_producer(pending, producer, address)
+
+
+def _named_by_producer(pending: _PendingNewValue, producer: Instruction | None, address: int) -> Instruction:
+    """_named_new_value once the producer (None: none) is known."""
+    instruction, _, by_register = pending
     if instruction.is_hvx:  # vector writes are not tracked: name it only when the producer's text does
         written = producer.text.split(" = ")[0].split(".")[0] if producer is not None else ""
         register = written if written[:1] == "v" and written[1:].isdigit() else "v?"
