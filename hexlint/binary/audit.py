@@ -32,7 +32,7 @@ import gc
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from itertools import accumulate, islice
+from itertools import accumulate, compress, islice
 from operator import attrgetter, eq, lt
 from typing import TYPE_CHECKING, Any
 
@@ -750,17 +750,25 @@ def _stack_accesses_from_facts(
     return accesses
 
 
-_ACCESS_ORDER = attrgetter("address", "text")
 _ADDRESS = attrgetter("address")
 
 
 def _sort_accesses(accesses: list[StackAccess]) -> None:
-    """Sort by (address, text) in place, reading the text only where two accesses share a word (a duplex's halves):
+    """Sort by (address, text) in place, reading the text only where accesses share a word (a duplex's halves):
     most texts are then never rendered."""
     accesses.sort(key=_ADDRESS)
     addresses = list(map(_ADDRESS, accesses))
-    if any(map(eq, addresses, islice(addresses, 1, None))):
-        accesses.sort(key=_ACCESS_ORDER)
+    run_end = 0
+    for position in compress(range(1, len(addresses)), map(eq, addresses, islice(addresses, 1, None))):
+        if position < run_end:
+            continue  # inside a run already sorted
+        run_start, run_end = position - 1, position + 1
+        while run_end < len(addresses) and addresses[run_end] == addresses[run_start]:
+            run_end += 1
+        accesses[run_start:run_end] = sorted(accesses[run_start:run_end], key=_TEXT)
+
+
+_TEXT = attrgetter("text")
 
 
 PREDICATED_STORE = "predicated store"
