@@ -792,14 +792,17 @@ def mark_stack_buffers(accesses: list[StackAccess], call_blocks: Sequence[tuple[
     for position, access in enumerate(accesses):
         slot = access.slot
         if slot is not None:
-            by_base.setdefault(slot[0], []).append(position)
+            positions = by_base.get(slot[0])
+            if positions is None:
+                positions = by_base[slot[0]] = []
+            positions.append(position)
     marked = None  # a copy of `accesses` once one is a buffer's
     for base, positions in by_base.items():
         if not (base == "r29" and call_blocks) and not any(
             accesses[position].is_predicated and accesses[position].is_store for position in positions
         ):
             continue  # neither reason can hold for any cluster of this base: no need to cluster
-        for cluster in _overlapping_clusters([accesses[position] for position in positions], positions):
+        for cluster in _overlapping_clusters(accesses, positions):
             reason = _buffer_reason([accesses[position] for position in cluster], base, call_blocks)
             if reason is not None:
                 if marked is None:
@@ -812,24 +815,23 @@ def mark_stack_buffers(accesses: list[StackAccess], call_blocks: Sequence[tuple[
 
 
 def _overlapping_clusters(accesses: list[StackAccess], positions: list[int]) -> Iterator[list[int]]:
-    """The positions of the accesses grouped by overlapping byte ranges [offset, offset + size), transitively."""
-    ordered = sorted(zip(accesses, positions, strict=True), key=_slot_offset)
+    """The `positions` (of constant-offset accesses) grouped by overlapping byte ranges [offset, offset + size),
+    transitively, in offset order (ties in position order)."""
+    offsets = [accesses[position].slot[1] for position in positions]  # type: ignore[index]
     cluster: list[int] = []
     cluster_end = 0
-    for access, position in ordered:
-        low = access.slot[1]  # type: ignore[index]
-        high = low + access.size
+    for number in sorted(range(len(positions)), key=offsets.__getitem__):
+        position = positions[number]
+        low = offsets[number]
+        high = low + accesses[position].size
         if cluster and low >= cluster_end:
             yield cluster
             cluster = []
-        cluster_end = high if not cluster else max(cluster_end, high)
+        if not cluster or high > cluster_end:
+            cluster_end = high
         cluster.append(position)
     if cluster:
         yield cluster
-
-
-def _slot_offset(item: tuple[StackAccess, int]) -> int:
-    return item[0].slot[1]  # type: ignore[index]
 
 
 def _buffer_reason(cluster: list[StackAccess], base: str, call_blocks: Sequence[tuple[int, int]]) -> str | None:
