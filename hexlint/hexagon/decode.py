@@ -40,7 +40,7 @@ import struct
 import sys
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from itertools import accumulate, compress
 
 from hexlint.hexagon._tables import DEST_EXCEPTIONS, DEST_FIELDS
@@ -1888,6 +1888,17 @@ def _decoded_word_flags(word: int, cache: DecodeCache) -> int:
 
 
 _SHARING_BITS: dict[int, bytes] = {}
+# 0, 1, 2, ... shared by every scan's word lists (CodeScan.words_with): compress() then selects existing ints instead
+# of making one per word of the section (grown to the largest section seen, like the flag tables built once)
+_WORD_INDEXES: list[int] = []
+_ONE = re.compile(b"\x01")
+
+
+def _word_indexes(count: int) -> list[int]:
+    """A list starting 0, 1, ..., count - 1 (possibly longer: compress stops at the shorter input)."""
+    if len(_WORD_INDEXES) < count:
+        _WORD_INDEXES.extend(range(len(_WORD_INDEXES), count))
+    return _WORD_INDEXES
 
 
 def _sharing_bits(mask: int) -> bytes:
@@ -1914,6 +1925,7 @@ class CodeScan:
     flag_lanes: bytearray = field(default_factory=bytearray)
     _opened: dict[int, Packet] = field(default_factory=dict)
     _words_with: dict[int, list[int]] = field(default_factory=dict)
+    _hits: dict[int, bytes] = field(default_factory=dict)
     _endloop_packets: list[tuple[list[int], list[frozenset[int]]]] = field(default_factory=list)  # one entry once known
 
     def __len__(self) -> int:
@@ -2066,16 +2078,28 @@ class CodeScan:
         """Ascending indexes of the words whose flags share a bit with `mask` (computed once per mask)."""
         found = self._words_with.get(mask)
         if found is None:
+            hits = self.hits(mask)
+            if hits.count(1) < len(hits) >> 6:  # few (:endloop bits): found by the regex engine, not a whole pass
+                found = [match.start() for match in _ONE.finditer(hits)]
+            else:
+                found = list(compress(_word_indexes(len(hits)), hits))
+            self._words_with[mask] = found
+        return found
+
+    def hits(self, mask: int) -> bytes:
+        """One byte a word: 1 where its flags share a bit with `mask`, else 0 (computed once per mask)."""
+        found = self._hits.get(mask)
+        if found is None:
             count = len(self.word_flags)
             lanes = self.flag_lanes
             if len(lanes) != 2 * count:  # a scan made by hand
-                hits: Iterable[int] = map(mask.__and__, self.word_flags)
+                found = bytes(1 if flags & mask else 0 for flags in self.word_flags)
             else:
-                hits = lanes[0::2].translate(_sharing_bits(mask & 0xFF))
+                found = lanes[0::2].translate(_sharing_bits(mask & 0xFF))
                 if mask >> 8:
                     high = lanes[1::2].translate(_sharing_bits(mask >> 8 & 0xFF))
-                    hits = (int.from_bytes(hits, "little") | int.from_bytes(high, "little")).to_bytes(count, "little")
-            found = self._words_with[mask] = list(compress(range(count), hits))
+                    found = (int.from_bytes(found, "little") | int.from_bytes(high, "little")).to_bytes(count, "little")
+            self._hits[mask] = found = bytes(found)
         return found
 
     def range(self, low: int, high: int) -> PacketRange:
@@ -2185,10 +2209,10 @@ class PacketRange(Sequence[Packet]):
 
     def count_words_with(self, mask: int) -> tuple[int, int | None]:
         """How many words of the range have flags sharing a bit with `mask`, and the address of the first."""
-        found = self.scan.words_with(mask)
+        hits = self.scan.hits(mask)  # counted in C: no list of the (many) HVX words
         first, last = self.word_range()
-        low, high = bisect_left(found, first), bisect_left(found, last)
-        return high - low, self.scan.address + (found[low] << 2) if high > low else None
+        count = hits.count(1, first, last)
+        return count, self.scan.address + (hits.index(1, first, last) << 2) if count else None
 
     def endloop(self, index: int) -> frozenset[int]:
         """self[index].endloop, without decoding the packet."""
@@ -2215,14 +2239,16 @@ class PacketRange(Sequence[Packet]):
         new, set_attributes, set_address, instruction_class = _new, _set, _set_address, Instruction
         result: list[tuple[int, Instruction]] = []
         append = result.append
-        packet = low - 1
+        packet, high = low - 1, self.high
         packet_start = packet_end = -1  # the current packet's first word, and the first word after it
         position = packet_address = 0  # the current packet's index in the range, and its address
         closed = True  # the current packet is not decoded: its words are built one by one
         for index in found[bisect_left(found, first) : bisect_left(found, last)]:
             address = base + (index << 2)
             if index >= packet_end:
-                packet = bisect_right(addresses, address, packet + 1) - 1
+                # every packet holds a word: the word's packet is at most (index - packet_end) packets further
+                limit = packet + 2 + index - packet_end
+                packet = bisect_right(addresses, address, packet + 1, limit if limit < high else high) - 1
                 packet_address = addresses[packet]
                 packet_start, packet_end = (packet_address - base) >> 2, (addresses[packet + 1] - base) >> 2
                 position = packet - low
@@ -2444,19 +2470,22 @@ def _relative_at(
 ) -> Instruction:
     """A PC-relative instruction (see _split_relative) rebuilt at `address` in a packet at `packet_address`."""
     target = (packet_address + distance) & _MASK32
-    attributes = {**fields}
+    attributes = fields.copy()
     if before is None:  # a light decoding: its text is rendered for this packet when read
         attributes["_packet"] = packet_address
     else:
         attributes["text"] = f"{before}0x{target:x}{after}"
-    setup = attributes.get("loop_setup")
-    if setup is None:
-        attributes["target"] = target
-    else:
+    if "loop_setup" in attributes:
+        setup = attributes["loop_setup"]
         attributes["loop_setup"] = LoopSetup(
             setup.loop, target, setup.count_imm, setup.count_reg, setup.pipelined_stages
         )  # type: ignore[attr-defined]
-    return _at(attributes, address)
+    else:
+        attributes["target"] = target
+    instance = _new(Instruction)  # _at inlined: ~10k PC-relative words a library
+    _set(instance, "__dict__", attributes)
+    _set_address(instance, address)
+    return instance
 
 
 def _split_relative(instruction: Instruction, packet_address: int) -> tuple[int, str, str] | None:
