@@ -1140,9 +1140,9 @@ def _light_j1(word: int, packet: int, ext: int | None) -> dict[str, object] | No
 
 
 def _light_j2(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
-    """_decode_j2: a new-value compare jump (its text waits for the packet)."""
-    if word & 0x08000000:  # vmem: the audit reads the text of most memory accesses
-        return None
+    """_decode_j2: a new-value compare jump (its text waits for the packet), or a vmem (_light_vmem)."""
+    if word & 0x08000000:
+        return _light_vmem(word, ext)
     raw = ((word >> 20) & 3) << 7 | (word >> 1) & 0x7F
     target = (packet + _imm(raw, 9, 4, True, ext)) & _MASK32
     return {
@@ -1156,6 +1156,29 @@ def _light_j2(word: int, packet: int, ext: int | None) -> dict[str, object] | No
         "_packet": packet,
         "_new_value": True,
     }
+
+
+def _light_vmem(word: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_vmem: vmem/vmemu loads and stores at base+#s4 or post-incremented (new-value stores, whose register
+    its packet names, and the Z loads aside)."""
+    group = (word >> 24) & 7
+    if group != 0 and group != 1 and group != 3:
+        return None
+    form = _VMEM_FORMS.get(((word >> 23) & 1, (word >> 21) & 1, (word >> 5) & 7))
+    if form is None or form[2] == ".new":
+        return None
+    store, mnemonic, _, predicate, _ = form
+    base = _R[(word >> 16) & 31]
+    if group == 0:
+        offset = _signed(((word >> 13) & 1) << 3 | (word >> 8) & 7, 4) * 128
+        access = _memory(base, offset, store, True, 128, False, _V[word & 31], None)
+        writes: tuple[RegisterWrite, ...] = ()
+    else:
+        increment = _signed((word >> 8) & 7, 3) * 128 if group == 1 else None
+        access = _memory(base, 0, store, True, 128, True, _V[word & 31], increment)
+        writes = (_post_write(base, increment),)
+    return {"word": word, "iclass": "HVX", "mnemonic": mnemonic, "conditional": bool(predicate), "memory": access,
+            "writes": writes, "is_hvx": True, "_ext": ext}  # fmt: skip
 
 
 def _light_j5(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
