@@ -244,19 +244,7 @@ class FunctionAudit:
     @functools.cached_property
     def _spills_by_kind(self) -> dict[tuple[bool, bool], tuple[StackAccess, ...]]:
         """(vector, in loop) -> spill accesses, in order: the rules and the table ask several times per function."""
-        frame_scalar: list[StackAccess] = []
-        loop_scalar: list[StackAccess] = []
-        frame_vector: list[StackAccess] = []
-        loop_vector: list[StackAccess] = []
-        for access in self.stack_accesses:  # ~17k accesses in a large library: one list per kind, no key tuples
-            if access.slot is not None and access.buffer_reason is None:  # is_spill
-                if access.is_vector:
-                    (frame_vector if access.loop is None else loop_vector).append(access)
-                else:
-                    (frame_scalar if access.loop is None else loop_scalar).append(access)
-        groups = {(False, False): frame_scalar, (False, True): loop_scalar}
-        groups.update({(True, False): frame_vector, (True, True): loop_vector})
-        return {kind: tuple(group) for kind, group in groups.items() if group}
+        return _spill_groups(self.stack_accesses)
 
     @property
     def inloop_vector_spills(self) -> int:
@@ -295,6 +283,23 @@ class FunctionAudit:
     @property
     def divisions(self) -> int:
         return sum(1 for call in self.calls if call.is_division)
+
+
+def _spill_groups(accesses: Iterable[StackAccess]) -> dict[tuple[bool, bool], tuple[StackAccess, ...]]:
+    """FunctionAudit._spills_by_kind: ~17k accesses in a large library, so one list per kind and no key tuples."""
+    frame_scalar: list[StackAccess] = []
+    loop_scalar: list[StackAccess] = []
+    frame_vector: list[StackAccess] = []
+    loop_vector: list[StackAccess] = []
+    for access in accesses:
+        if access.slot is not None and access.buffer_reason is None:  # is_spill
+            if access.is_vector:
+                (frame_vector if access.loop is None else loop_vector).append(access)
+            else:
+                (frame_scalar if access.loop is None else loop_scalar).append(access)
+    groups = {(False, False): frame_scalar, (False, True): loop_scalar}
+    groups.update({(True, False): frame_vector, (True, True): loop_vector})
+    return {kind: tuple(group) for kind, group in groups.items() if group}
 
 
 @record
@@ -526,10 +531,11 @@ def _instruction_facts(packets: Sequence[Packet], start: int, end: int, is_helpe
     doubles: list[tuple[int, Instruction]] = []
     no_endloop: frozenset[int] = frozenset()
     stack_bases, track_doubles, last_seed = STACK_BASES, not is_helper, -1  # locals: ~30k instructions a library
-    for index, instruction in instructions:
+    for item in instructions:
+        index, instruction = item
         memory = instruction.memory
         if memory is not None and memory.base in stack_bases:
-            direct.append((index, instruction))
+            direct.append(item)  # the (index, instruction) pair itself: ~15k accesses a library
         writes = instruction.writes
         if writes and last_seed != index:
             for write in writes:
@@ -624,7 +630,7 @@ def _audit_function(
 
     stack_accesses = mark_stack_buffers(_stack_accesses_from_facts(cfg, facts, loop_of, instructions_of), call_blocks)
     loops = _loop_audits(cfg, stack_accesses, calls, doubles)
-    return FunctionAudit(
+    audit = FunctionAudit(
         name=symbol.name,
         address=symbol.address,
         size=symbol.size,
@@ -638,6 +644,9 @@ def _audit_function(
         is_helper=is_helper,
         is_dma_worker=bool(settings.dma_pattern) and re.search(settings.dma_pattern, symbol.name) is not None,
     )
+    # the cached property's value, grouped while the accesses are still in the CPU's caches (every rule asks)
+    audit.__dict__["_spills_by_kind"] = _spill_groups(audit.stack_accesses)
+    return audit
 
 
 class _NoLoops:
@@ -969,7 +978,9 @@ def _derived_registers_at_blocks(
                 index = seed_list[position]
             elif visit is not None:
                 visit.append((index, state))
-            state = _transfer(packets[index].instructions if instructions_of is None else instructions_of(index), state)
+            instructions = packets[index].instructions if instructions_of is None else instructions_of(index)
+            if instructions:  # a third of the packets walked have no word that writes, accesses memory or calls
+                state = _transfer(instructions, state)
             index += 1
         if visit is not None:
             visits[number] = visit
