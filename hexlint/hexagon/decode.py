@@ -2348,7 +2348,7 @@ def scan_code(code: bytes, base_address: int, cpu: int = 0x73, cache: DecodeCach
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for index in compress(range(len(slow)), slow):
+        for index in compress(_word_indexes(len(slow)), slow):  # shared ints: no int made per word
             word = words[index]
             value = table.get(word)
             if value is None:
