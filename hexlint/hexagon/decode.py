@@ -2626,8 +2626,8 @@ def _decode_duplex_cached(
 ) -> tuple[Instruction, ...]:
     key = word if ext is None else (word, ext)
     cached = templates.get(key)
-    if cached is not None:
-        return tuple([_at(template, address) for template in cached])
+    if cached is not None:  # two halves, or one UNKNOWN word: no list comprehension frame for one or two
+        return (_at(cached[0], address), _at(cached[1], address)) if len(cached) == 2 else (_at(cached[0], address),)
     try:
         decoded = _decode_duplex(word, address, ext)
     except Exception:  # as above
