@@ -32,8 +32,8 @@ import gc
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from itertools import accumulate, islice
-from operator import attrgetter, lt
+from itertools import accumulate, compress, islice
+from operator import attrgetter, eq, lt
 from typing import TYPE_CHECKING, Any
 
 from hexlint.hexagon.cfg import FunctionCfg, build_cfg, frozen_instance
@@ -158,6 +158,22 @@ class StackAccess:
         return self.slot is not None and self.buffer_reason is None
 
 
+class _AccessText:
+    """StackAccess.text of an access built by the audit: its instruction's text, rendered on first read (a light
+    instruction renders on demand, and only --disasm, the tables and a few findings read an access's text); kept in
+    the access's field dict next to its hidden "_instruction" entry."""
+
+    def __get__(self, instance: StackAccess | None, owner: type | None = None) -> object:
+        if instance is None:
+            return self
+        fields = instance.__dict__
+        text = fields["text"] = fields["_instruction"].text
+        return text
+
+
+StackAccess.text = _AccessText()  # type: ignore[assignment]
+
+
 @record
 class CallSite:
     address: int
@@ -228,11 +244,7 @@ class FunctionAudit:
     @functools.cached_property
     def _spills_by_kind(self) -> dict[tuple[bool, bool], tuple[StackAccess, ...]]:
         """(vector, in loop) -> spill accesses, in order: the rules and the table ask several times per function."""
-        groups: dict[tuple[bool, bool], list[StackAccess]] = {}
-        for access in self.stack_accesses:
-            if access.slot is not None and access.buffer_reason is None:  # is_spill
-                groups.setdefault((access.is_vector, access.loop is not None), []).append(access)
-        return {kind: tuple(group) for kind, group in groups.items()}
+        return _spill_groups(self.stack_accesses)
 
     @property
     def inloop_vector_spills(self) -> int:
@@ -271,6 +283,23 @@ class FunctionAudit:
     @property
     def divisions(self) -> int:
         return sum(1 for call in self.calls if call.is_division)
+
+
+def _spill_groups(accesses: Iterable[StackAccess]) -> dict[tuple[bool, bool], tuple[StackAccess, ...]]:
+    """FunctionAudit._spills_by_kind: ~17k accesses in a large library, so one list per kind and no key tuples."""
+    frame_scalar: list[StackAccess] = []
+    loop_scalar: list[StackAccess] = []
+    frame_vector: list[StackAccess] = []
+    loop_vector: list[StackAccess] = []
+    for access in accesses:
+        if access.slot is not None and access.buffer_reason is None:  # is_spill
+            if access.is_vector:
+                (frame_vector if access.loop is None else loop_vector).append(access)
+            else:
+                (frame_scalar if access.loop is None else loop_scalar).append(access)
+    groups = {(False, False): frame_scalar, (False, True): loop_scalar}
+    groups.update({(True, False): frame_vector, (True, True): loop_vector})
+    return {kind: tuple(group) for kind, group in groups.items() if group}
 
 
 @record
@@ -502,10 +531,11 @@ def _instruction_facts(packets: Sequence[Packet], start: int, end: int, is_helpe
     doubles: list[tuple[int, Instruction]] = []
     no_endloop: frozenset[int] = frozenset()
     stack_bases, track_doubles, last_seed = STACK_BASES, not is_helper, -1  # locals: ~30k instructions a library
-    for index, instruction in instructions:
+    for item in instructions:
+        index, instruction = item
         memory = instruction.memory
         if memory is not None and memory.base in stack_bases:
-            direct.append((index, instruction))
+            direct.append(item)  # the (index, instruction) pair itself: ~15k accesses a library
         writes = instruction.writes
         if writes and last_seed != index:
             for write in writes:
@@ -600,7 +630,7 @@ def _audit_function(
 
     stack_accesses = mark_stack_buffers(_stack_accesses_from_facts(cfg, facts, loop_of, instructions_of), call_blocks)
     loops = _loop_audits(cfg, stack_accesses, calls, doubles)
-    return FunctionAudit(
+    audit = FunctionAudit(
         name=symbol.name,
         address=symbol.address,
         size=symbol.size,
@@ -614,6 +644,9 @@ def _audit_function(
         is_helper=is_helper,
         is_dma_worker=bool(settings.dma_pattern) and re.search(settings.dma_pattern, symbol.name) is not None,
     )
+    # the cached property's value, grouped while the accesses are still in the CPU's caches (every rule asks)
+    audit.__dict__["_spills_by_kind"] = _spill_groups(audit.stack_accesses)
+    return audit
 
 
 class _NoLoops:
@@ -722,11 +755,30 @@ def _stack_accesses_from_facts(
                 memory = instruction.memory
                 if memory is not None and memory.base in state:  # never r29/r30: they are never tracked
                     accesses.append(_classify(instruction, state, addresses[index], loop_of[index]))
-    accesses.sort(key=_ACCESS_ORDER)
+    _sort_accesses(accesses)
     return accesses
 
 
-_ACCESS_ORDER = attrgetter("address", "text")
+_ADDRESS = attrgetter("address")
+
+
+def _sort_accesses(accesses: list[StackAccess]) -> None:
+    """Sort by (address, text) in place, reading the text only where accesses share a word (a duplex's halves):
+    most texts are then never rendered."""
+    accesses.sort(key=_ADDRESS)
+    addresses = list(map(_ADDRESS, accesses))
+    run_end = 0
+    for position in compress(range(1, len(addresses)), map(eq, addresses, islice(addresses, 1, None))):
+        if position < run_end:
+            continue  # inside a run already sorted
+        run_start, run_end = position - 1, position + 1
+        while run_end < len(addresses) and addresses[run_end] == addresses[run_start]:
+            run_end += 1
+        accesses[run_start:run_end] = sorted(accesses[run_start:run_end], key=_TEXT)
+
+
+_TEXT = attrgetter("text")
+
 
 PREDICATED_STORE = "predicated store"
 
@@ -749,14 +801,17 @@ def mark_stack_buffers(accesses: list[StackAccess], call_blocks: Sequence[tuple[
     for position, access in enumerate(accesses):
         slot = access.slot
         if slot is not None:
-            by_base.setdefault(slot[0], []).append(position)
+            positions = by_base.get(slot[0])
+            if positions is None:
+                positions = by_base[slot[0]] = []
+            positions.append(position)
     marked = None  # a copy of `accesses` once one is a buffer's
     for base, positions in by_base.items():
         if not (base == "r29" and call_blocks) and not any(
             accesses[position].is_predicated and accesses[position].is_store for position in positions
         ):
             continue  # neither reason can hold for any cluster of this base: no need to cluster
-        for cluster in _overlapping_clusters([accesses[position] for position in positions], positions):
+        for cluster in _overlapping_clusters(accesses, positions):
             reason = _buffer_reason([accesses[position] for position in cluster], base, call_blocks)
             if reason is not None:
                 if marked is None:
@@ -769,24 +824,23 @@ def mark_stack_buffers(accesses: list[StackAccess], call_blocks: Sequence[tuple[
 
 
 def _overlapping_clusters(accesses: list[StackAccess], positions: list[int]) -> Iterator[list[int]]:
-    """The positions of the accesses grouped by overlapping byte ranges [offset, offset + size), transitively."""
-    ordered = sorted(zip(accesses, positions, strict=True), key=_slot_offset)
+    """The `positions` (of constant-offset accesses) grouped by overlapping byte ranges [offset, offset + size),
+    transitively, in offset order (ties in position order)."""
+    offsets = [accesses[position].slot[1] for position in positions]  # type: ignore[index]
     cluster: list[int] = []
     cluster_end = 0
-    for access, position in ordered:
-        low = access.slot[1]  # type: ignore[index]
-        high = low + access.size
+    for number in sorted(range(len(positions)), key=offsets.__getitem__):
+        position = positions[number]
+        low = offsets[number]
+        high = low + accesses[position].size
         if cluster and low >= cluster_end:
             yield cluster
             cluster = []
-        cluster_end = high if not cluster else max(cluster_end, high)
+        if not cluster or high > cluster_end:
+            cluster_end = high
         cluster.append(position)
     if cluster:
         yield cluster
-
-
-def _slot_offset(item: tuple[StackAccess, int]) -> int:
-    return item[0].slot[1]  # type: ignore[index]
 
 
 def _buffer_reason(cluster: list[StackAccess], base: str, call_blocks: Sequence[tuple[int, int]]) -> str | None:
@@ -830,7 +884,7 @@ def _direct_accesses(
             {
                 "address": instruction.address,
                 "packet_address": packet_addresses[index],
-                "text": instruction.text,
+                "_instruction": instruction,  # the text when first read (_AccessText)
                 "is_store": memory.is_store,
                 "is_vector": memory.is_vector,
                 "size": memory.size,
@@ -873,7 +927,7 @@ def _classify(instruction: Instruction, state: dict[str, Derived], packet_addres
         {
             "address": instruction.address,
             "packet_address": packet_address,
-            "text": instruction.text,
+            "_instruction": instruction,  # the text when first read (_AccessText)
             "is_store": memory.is_store,
             "is_vector": memory.is_vector,
             "size": memory.size,
@@ -924,7 +978,9 @@ def _derived_registers_at_blocks(
                 index = seed_list[position]
             elif visit is not None:
                 visit.append((index, state))
-            state = _transfer(packets[index].instructions if instructions_of is None else instructions_of(index), state)
+            instructions = packets[index].instructions if instructions_of is None else instructions_of(index)
+            if instructions:  # a third of the packets walked have no word that writes, accesses memory or calls
+                state = _transfer(instructions, state)
             index += 1
         if visit is not None:
             visits[number] = visit
@@ -998,26 +1054,32 @@ def _transfer(instructions: Sequence[Instruction], state: dict[str, Derived]) ->
     instruction reads the registers as they were before the packet."""
     if not instructions:
         return state
+    # register -> its value after the packet (None: derives nothing). An untracked register made untracked is left
+    # out, unless an earlier instruction of the packet gave it a value: that changes nothing, and most writes are such.
     updates: dict[str, Derived | None] = {}
     for instruction in instructions:
         for write in instruction.writes:
-            source = write.source
-            # a write from no register (a constant, a load) or from an untracked one derives nothing
-            if source is None or (source not in state and source not in STACK_BASES):
-                updates[write.dest] = None
-            else:
-                updates[write.dest] = _written_value(write, state)
+            source, dest = write.source, write.dest
+            if source is not None and (source in state or source in STACK_BASES):
+                updates[dest] = _written_value(write, state)
+            elif dest in state or dest in updates:
+                # a write from no register (a constant, a load) or from an untracked one derives nothing
+                updates[dest] = None
         memory = instruction.memory
         if memory is not None:
             if memory.post_increment and memory.base in state:
                 updates[memory.base] = (state[memory.base][0], None)
             if not memory.is_store and memory.register:
                 for register in _registers(memory.register):
-                    updates[register] = None
+                    if register in state or register in updates:
+                        updates[register] = None
         branch = instruction.branch
         if branch is not None and (branch == "call" or branch == "callr"):
-            for register in CALLER_SAVED:
-                updates.setdefault(register, None)
+            for register in state:
+                if register in CALLER_SAVED:
+                    updates.setdefault(register, None)
+    if not updates:
+        return state
     result = None  # a copy of `state` once something changes: most packets change nothing that is tracked
     for register, value in updates.items():
         # keys are single registers (writes name each half of a pair, loads were split above); r29/r30 never count

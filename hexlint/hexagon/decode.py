@@ -40,7 +40,7 @@ import struct
 import sys
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from itertools import accumulate, compress
 
 from hexlint.hexagon._tables import DEST_EXCEPTIONS, DEST_FIELDS
@@ -1140,9 +1140,9 @@ def _light_j1(word: int, packet: int, ext: int | None) -> dict[str, object] | No
 
 
 def _light_j2(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
-    """_decode_j2: a new-value compare jump (its text waits for the packet)."""
-    if word & 0x08000000:  # vmem: the audit reads the text of most memory accesses
-        return None
+    """_decode_j2: a new-value compare jump (its text waits for the packet), or a vmem (_light_vmem)."""
+    if word & 0x08000000:
+        return _light_vmem(word, ext)
     raw = ((word >> 20) & 3) << 7 | (word >> 1) & 0x7F
     target = (packet + _imm(raw, 9, 4, True, ext)) & _MASK32
     return {
@@ -1156,6 +1156,29 @@ def _light_j2(word: int, packet: int, ext: int | None) -> dict[str, object] | No
         "_packet": packet,
         "_new_value": True,
     }
+
+
+def _light_vmem(word: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_vmem: vmem/vmemu loads and stores at base+#s4 or post-incremented (new-value stores, whose register
+    its packet names, and the Z loads aside)."""
+    group = (word >> 24) & 7
+    if group != 0 and group != 1 and group != 3:
+        return None
+    form = _VMEM_FORMS.get(((word >> 23) & 1, (word >> 21) & 1, (word >> 5) & 7))
+    if form is None or form[2] == ".new":
+        return None
+    store, mnemonic, _, predicate, _ = form
+    base = _R[(word >> 16) & 31]
+    if group == 0:
+        offset = _signed(((word >> 13) & 1) << 3 | (word >> 8) & 7, 4) * 128
+        access = _memory(base, offset, store, True, 128, False, _V[word & 31], None)
+        writes: tuple[RegisterWrite, ...] = ()
+    else:
+        increment = _signed((word >> 8) & 7, 3) * 128 if group == 1 else None
+        access = _memory(base, 0, store, True, 128, True, _V[word & 31], increment)
+        writes = (_post_write(base, increment),)
+    return {"word": word, "iclass": "HVX", "mnemonic": mnemonic, "conditional": bool(predicate), "memory": access,
+            "writes": writes, "is_hvx": True, "_ext": ext}  # fmt: skip
 
 
 def _light_j5(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
@@ -1888,6 +1911,17 @@ def _decoded_word_flags(word: int, cache: DecodeCache) -> int:
 
 
 _SHARING_BITS: dict[int, bytes] = {}
+# 0, 1, 2, ... shared by every scan's word lists (CodeScan.words_with): compress() then selects existing ints instead
+# of making one per word of the section (grown to the largest section seen, like the flag tables built once)
+_WORD_INDEXES: list[int] = []
+_ONE = re.compile(b"\x01")
+
+
+def _word_indexes(count: int) -> list[int]:
+    """A list starting 0, 1, ..., count - 1 (possibly longer: compress stops at the shorter input)."""
+    if len(_WORD_INDEXES) < count:
+        _WORD_INDEXES.extend(range(len(_WORD_INDEXES), count))
+    return _WORD_INDEXES
 
 
 def _sharing_bits(mask: int) -> bytes:
@@ -1914,6 +1948,7 @@ class CodeScan:
     flag_lanes: bytearray = field(default_factory=bytearray)
     _opened: dict[int, Packet] = field(default_factory=dict)
     _words_with: dict[int, list[int]] = field(default_factory=dict)
+    _hits: dict[int, bytes] = field(default_factory=dict)
     _endloop_packets: list[tuple[list[int], list[frozenset[int]]]] = field(default_factory=list)  # one entry once known
 
     def __len__(self) -> int:
@@ -1964,14 +1999,16 @@ class CodeScan:
         packet_index: int,
         packet_address: int,
         address: int,
+        try_light: bool = True,
     ) -> Instruction | None:
-        """A (non-duplex) word no template knows, decoded alone (light where it can, see _LIGHT_DECODERS) and
-        remembered as a template; a new-value operand is named from the instructions of the words before it in its
-        packet; None where the packet must be decoded (a decoder failure)."""
+        """A (non-duplex) word no template knows, decoded alone (light where it can, see _LIGHT_DECODERS, unless
+        the caller found it is not light) and remembered as a template; a new-value operand is named from the
+        instructions of the words before it in its packet; None where the packet must be decoded (a decoder
+        failure)."""
         cache = self.cache
         pending = cache.new_values.get(key)
         if pending is None:
-            light = _LIGHT_DECODERS[word >> 28](word, packet_address, ext)
+            light = _LIGHT_DECODERS[word >> 28](word, packet_address, ext) if try_light else None
             if light is not None:
                 return self._light_instruction(light, key, packet_index, packet_address, address)
             try:
@@ -1989,10 +2026,22 @@ class CodeScan:
             pending = _pending_new_value(instruction)
             if instruction.target is None and instruction.loop_setup is None:
                 cache.new_values[key] = pending
-        earlier: list[Instruction] = []
-        for index in range((packet_address - self.address) >> 2, (address - self.address) >> 2):
-            earlier.extend(self.word_instructions(index, packet_index))
-        return _named_new_value(pending, earlier, address)
+        return _named_by_producer(pending, self._producer(pending[1], packet_index, address), address)
+
+    def _producer(self, distance: int, packet_index: int, address: int) -> Instruction | None:
+        """The instruction `distance` places before the word at `address` in its packet, constant extenders not
+        counted (see _named_new_value), built alone: the words before a new-value operand are never duplexes (a
+        duplex ends its packet), so each is one instruction and only the producer needs building."""
+        words, base = self.words, self.address
+        first = (self.packet_addresses[packet_index] - base) >> 2
+        for index in range(((address - base) >> 2) - 1, first - 1, -1):
+            if words[index] >= 0x10000000:  # not an extender
+                distance -= 1
+                if distance == 0:
+                    return self.word_instructions(index, packet_index)[0]
+                if distance < 0:
+                    break
+        return None
 
     def _light_instruction(
         self,
@@ -2052,16 +2101,28 @@ class CodeScan:
         """Ascending indexes of the words whose flags share a bit with `mask` (computed once per mask)."""
         found = self._words_with.get(mask)
         if found is None:
+            hits = self.hits(mask)
+            if hits.count(1) < len(hits) >> 6:  # few (:endloop bits): found by the regex engine, not a whole pass
+                found = [match.start() for match in _ONE.finditer(hits)]
+            else:
+                found = list(compress(_word_indexes(len(hits)), hits))
+            self._words_with[mask] = found
+        return found
+
+    def hits(self, mask: int) -> bytes:
+        """One byte a word: 1 where its flags share a bit with `mask`, else 0 (computed once per mask)."""
+        found = self._hits.get(mask)
+        if found is None:
             count = len(self.word_flags)
             lanes = self.flag_lanes
             if len(lanes) != 2 * count:  # a scan made by hand
-                hits: Iterable[int] = map(mask.__and__, self.word_flags)
+                found = bytes(1 if flags & mask else 0 for flags in self.word_flags)
             else:
-                hits = lanes[0::2].translate(_sharing_bits(mask & 0xFF))
+                found = lanes[0::2].translate(_sharing_bits(mask & 0xFF))
                 if mask >> 8:
                     high = lanes[1::2].translate(_sharing_bits(mask >> 8 & 0xFF))
-                    hits = (int.from_bytes(hits, "little") | int.from_bytes(high, "little")).to_bytes(count, "little")
-            found = self._words_with[mask] = list(compress(range(count), hits))
+                    found = (int.from_bytes(found, "little") | int.from_bytes(high, "little")).to_bytes(count, "little")
+            self._hits[mask] = found = bytes(found)
         return found
 
     def range(self, low: int, high: int) -> PacketRange:
@@ -2133,39 +2194,48 @@ class PacketRange(Sequence[Packet]):
         instructions_with builds them."""
         scan = self.scan
         packet = self.low + index
-        base = scan.address
-        packet_address = scan.packet_addresses[packet]
+        base, addresses, flags = scan.address, scan.packet_addresses, scan.word_flags
+        packet_address = addresses[packet]
         first = (packet_address - base) >> 2
-        last = (scan.packet_addresses[packet + 1] - base) >> 2
-        flags, words, cache = scan.word_flags, scan.words, scan.cache
         result: list[Instruction] = []
-        opened = packet in scan._opened
-        for index in range(first, last):
-            if flags[index] & mask:
-                word = words[index]
-                # as instructions_with: no extender before it, its packet not decoded
-                if word & 0xC000 and (index == first or words[index - 1] >= 0x10000000) and not opened:
-                    fields = cache.words.get(word)
-                    if fields is not None:
-                        result.append(_at(fields, base + (index << 2)))
-                        continue
-                    if word not in cache.relative_words:
-                        instruction = scan._first_decoding(
-                            word, word, None, packet, packet_address, base + (index << 2)
-                        )
+        closed = packet not in scan._opened
+        for index in range(first, (addresses[packet + 1] - base) >> 2):
+            if not flags[index] & mask:
+                continue
+            word = scan.words[index]
+            # as instructions_with: no extender before it, its packet not decoded
+            if closed and word & 0xC000 and (index == first or scan.words[index - 1] >= 0x10000000):
+                templates = scan.cache.words
+                fields = templates.get(word)
+                if fields is None and word not in scan.cache.relative_words:
+                    address = base + (index << 2)
+                    fields = _LIGHT_DECODERS[word >> 28](word, packet_address, None)
+                    if fields is None:
+                        instruction = scan._first_decoding(word, word, None, packet, packet_address, address, False)
                         if instruction is not None:
                             result.append(instruction)
                             continue
-                        opened = scan.packet(packet) is not None  # the word needs its packet (see instructions_with)
-                result.extend(scan.word_instructions(index, packet))
+                        closed = scan.packet(packet) is None  # the word needs its packet (see instructions_with)
+                    elif "target" in fields or "loop_setup" in fields or "_new_value" in fields:
+                        result.append(scan._light_instruction(fields, word, packet, packet_address, address))
+                        continue
+                    else:
+                        templates[word] = fields
+                if fields is not None:
+                    instruction = _new(Instruction)  # _at inlined
+                    _set(instruction, "__dict__", fields)
+                    _set_address(instruction, base + (index << 2))
+                    result.append(instruction)
+                    continue
+            result.extend(scan.word_instructions(index, packet))
         return result
 
     def count_words_with(self, mask: int) -> tuple[int, int | None]:
         """How many words of the range have flags sharing a bit with `mask`, and the address of the first."""
-        found = self.scan.words_with(mask)
+        hits = self.scan.hits(mask)  # counted in C: no list of the (many) HVX words
         first, last = self.word_range()
-        low, high = bisect_left(found, first), bisect_left(found, last)
-        return high - low, self.scan.address + (found[low] << 2) if high > low else None
+        count = hits.count(1, first, last)
+        return count, self.scan.address + (hits.index(1, first, last) << 2) if count else None
 
     def endloop(self, index: int) -> frozenset[int]:
         """self[index].endloop, without decoding the packet."""
@@ -2185,19 +2255,23 @@ class PacketRange(Sequence[Packet]):
         found = scan.words_with(mask & ~WORD_ENDLOOP_BITS)
         first, last = self.word_range()
         addresses, base, low, words, opened = scan.packet_addresses, scan.address, self.low, scan.words, scan._opened
-        get_template, get_relative = scan.cache.words.get, scan.cache.relative_words.get
+        templates = scan.cache.words
+        get_template, get_relative = templates.get, scan.cache.relative_words.get
         instructions_of, first_decoding = scan.word_instructions, scan._first_decoding
+        light_decoders, light_instruction = _LIGHT_DECODERS, scan._light_instruction
         new, set_attributes, set_address, instruction_class = _new, _set, _set_address, Instruction
         result: list[tuple[int, Instruction]] = []
         append = result.append
-        packet = low - 1
+        packet, high = low - 1, self.high
         packet_start = packet_end = -1  # the current packet's first word, and the first word after it
         position = packet_address = 0  # the current packet's index in the range, and its address
         closed = True  # the current packet is not decoded: its words are built one by one
         for index in found[bisect_left(found, first) : bisect_left(found, last)]:
             address = base + (index << 2)
             if index >= packet_end:
-                packet = bisect_right(addresses, address, packet + 1) - 1
+                # every packet holds a word: the word's packet is at most (index - packet_end) packets further
+                limit = packet + 2 + index - packet_end
+                packet = bisect_right(addresses, address, packet + 1, limit if limit < high else high) - 1
                 packet_address = addresses[packet]
                 packet_start, packet_end = (packet_address - base) >> 2, (addresses[packet + 1] - base) >> 2
                 position = packet - low
@@ -2216,7 +2290,18 @@ class PacketRange(Sequence[Packet]):
                 if relative is not None:
                     append((position, _relative_at(*relative, packet_address, address)))
                     continue
-                instruction = first_decoding(word, word, None, packet, packet_address, address)
+                fields = light_decoders[word >> 28](word, packet_address, None)
+                if fields is not None:  # first_decoding inlined for a light word: most first decodings are
+                    if "target" in fields or "loop_setup" in fields or "_new_value" in fields:
+                        append((position, light_instruction(fields, word, packet, packet_address, address)))
+                        continue
+                    templates[word] = fields
+                    instruction = new(instruction_class)
+                    set_attributes(instruction, "__dict__", fields)
+                    set_address(instruction, address)
+                    append((position, instruction))
+                    continue
+                instruction = first_decoding(word, word, None, packet, packet_address, address, False)
                 if instruction is not None:
                     append((position, instruction))
                     continue
@@ -2263,7 +2348,7 @@ def scan_code(code: bytes, base_address: int, cpu: int = 0x73, cache: DecodeCach
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for index in compress(range(len(slow)), slow):
+        for index in compress(_word_indexes(len(slow)), slow):  # shared ints: no int made per word
             word = words[index]
             value = table.get(word)
             if value is None:
@@ -2408,19 +2493,22 @@ def _relative_at(
 ) -> Instruction:
     """A PC-relative instruction (see _split_relative) rebuilt at `address` in a packet at `packet_address`."""
     target = (packet_address + distance) & _MASK32
-    attributes = {**fields}
+    attributes = fields.copy()
     if before is None:  # a light decoding: its text is rendered for this packet when read
         attributes["_packet"] = packet_address
     else:
         attributes["text"] = f"{before}0x{target:x}{after}"
-    setup = attributes.get("loop_setup")
-    if setup is None:
-        attributes["target"] = target
-    else:
+    if "loop_setup" in attributes:
+        setup = attributes["loop_setup"]
         attributes["loop_setup"] = LoopSetup(
             setup.loop, target, setup.count_imm, setup.count_reg, setup.pipelined_stages
         )  # type: ignore[attr-defined]
-    return _at(attributes, address)
+    else:
+        attributes["target"] = target
+    instance = _new(Instruction)  # _at inlined: ~10k PC-relative words a library
+    _set(instance, "__dict__", attributes)
+    _set_address(instance, address)
+    return instance
 
 
 def _split_relative(instruction: Instruction, packet_address: int) -> tuple[int, str, str] | None:
@@ -2490,9 +2578,15 @@ def _pending_new_value(instruction: Instruction) -> _PendingNewValue:
 def _named_new_value(pending: _PendingNewValue, earlier: list[Instruction], address: int) -> Instruction:
     """Name the register of a new-value operand: the one written by the instruction D places back in the packet
     (constant extenders do not count), as LLVM prints it ("r2.new")."""
-    instruction, distance, by_register = pending
+    distance = pending[1]
     producers = [i for i in earlier if i.iclass != "EXT"]
     producer = producers[-distance] if 0 < distance <= len(producers) else None
+    return _named_by_producer(pending, producer, address)
+
+
+def _named_by_producer(pending: _PendingNewValue, producer: Instruction | None, address: int) -> Instruction:
+    """_named_new_value once the producer (None: none) is known."""
+    instruction, _, by_register = pending
     if instruction.is_hvx:  # vector writes are not tracked: name it only when the producer's text does
         written = producer.text.split(" = ")[0].split(".")[0] if producer is not None else ""
         register = written if written[:1] == "v" and written[1:].isdigit() else "v?"
@@ -2532,8 +2626,8 @@ def _decode_duplex_cached(
 ) -> tuple[Instruction, ...]:
     key = word if ext is None else (word, ext)
     cached = templates.get(key)
-    if cached is not None:
-        return tuple([_at(template, address) for template in cached])
+    if cached is not None:  # two halves, or one UNKNOWN word: no list comprehension frame for one or two
+        return (_at(cached[0], address), _at(cached[1], address)) if len(cached) == 2 else (_at(cached[0], address),)
     try:
         decoded = _decode_duplex(word, address, ext)
     except Exception:  # as above
