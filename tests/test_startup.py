@@ -44,6 +44,15 @@ LOADED = (
 )
 
 
+def macro_run(tree: Path, cwd: Path) -> dict:
+    """`hexlint --select HX110,HX111 -q TREE` in a fresh interpreter: its status and what it loaded."""
+    return run_python(
+        "import io; from hexlint.cli import main; "
+        f"status = main(['--select', 'HX110,HX111', '-q', {str(tree)!r}], stdout=io.StringIO()); " + LOADED,
+        cwd=cwd,
+    )
+
+
 def heavy(modules: list[str]) -> list[str]:
     def within(name: str, package: str) -> bool:
         return name == package or name.startswith(package + ".")
@@ -81,11 +90,7 @@ def test_text_only_run_imports_only_what_it_uses(tmp_path: Path) -> None:
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / "macro.h").write_text("#define TWO(x) \\\n    ((x) +  \\\n    (x))\n")
-    loaded = run_python(
-        "import io; from hexlint.cli import main; "
-        f"status = main(['--select', 'HX110,HX111', '-q', {str(tree)!r}], stdout=io.StringIO()); " + LOADED,
-        cwd=tmp_path,
-    )
+    loaded = macro_run(tree, cwd=tmp_path)
     assert loaded["status"] == 1  # the misaligned macro was found
     assert heavy(loaded["modules"]) == []
     # The two selected rules' documents are read (identity and options, not docs); tomllib is not needed for that.
@@ -303,11 +308,7 @@ def test_a_pyproject_of_other_tools_is_passed_over_unparsed(tmp_path: Path) -> N
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / "macro.h").write_text("#define TWO(x) \\\n    ((x) + (x))\n")
-    loaded = run_python(
-        "import io; from hexlint.cli import main; "
-        f"status = main(['--select', 'HX110,HX111', '-q', {str(tree)!r}], stdout=io.StringIO()); " + LOADED,
-        cwd=tmp_path,
-    )
+    loaded = macro_run(tree, cwd=tmp_path)
     assert loaded["status"] == 0
     assert "tomllib" not in loaded["modules"]
 
@@ -348,11 +349,7 @@ def test_a_pyproject_that_names_hexlint_without_configuring_it_is_passed_over(tm
         '[project]\nname = "hexlint"\n[project.scripts]\nhexlint = "hexlint.cli:main"\n[tool.ruff]\nx = "broken\n'
     )
     (tmp_path / "hexlint.h").write_text("#define TWO(x) \\\n    ((x) + (x))\n")
-    loaded = run_python(
-        "import io; from hexlint.cli import main; "
-        f"status = main(['--select', 'HX110,HX111', '-q', {str(tmp_path)!r}], stdout=io.StringIO()); " + LOADED,
-        cwd=tmp_path,
-    )
+    loaded = macro_run(tmp_path, cwd=tmp_path)
     assert loaded["status"] == 0
     assert "tomllib" not in loaded["modules"]
 
