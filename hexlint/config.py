@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from hexlint import registry
 from hexlint.core import Rule
-from hexlint.discover import compile_glob, spelled
+from hexlint.discover import compile_glob, self_and_parents, spelled
 from hexlint.record import field, record
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
@@ -262,19 +262,16 @@ def _find_config(start: StrPath) -> tuple[str, dict[str, Any] | None] | None:
     directory = os.path.realpath(start)  # a symbolic link loop stays as spelled: discovery names it
     if not os.path.isdir(directory):
         directory = os.path.dirname(directory)
-    while True:
-        hexlint_toml = os.path.join(directory, "hexlint.toml")
+    for candidate_dir in self_and_parents(directory):
+        hexlint_toml = os.path.join(candidate_dir, "hexlint.toml")
         if os.path.isfile(hexlint_toml):
             return hexlint_toml, None
-        pyproject = os.path.join(directory, "pyproject.toml")
+        pyproject = os.path.join(candidate_dir, "pyproject.toml")
         if os.path.isfile(pyproject):
             table = _hexlint_table(pyproject, only_if_mentioned=True)
             if table is not None:
                 return pyproject, table
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
+    return None
 
 
 def load_config(explicit: StrPath | None, start: StrPath | None) -> Config:

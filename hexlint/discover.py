@@ -237,7 +237,7 @@ def _read_patterns(gitignore: str) -> list[IgnorePattern]:
     return parse_gitignore(text, os.path.dirname(gitignore))
 
 
-def _self_and_parents(directory: str) -> list[str]:
+def self_and_parents(directory: str) -> list[str]:
     """`[directory, *Path(directory).parents]` for an absolute, spelled directory."""
     chain = [directory]
     while (parent := os.path.dirname(chain[-1])) != chain[-1]:
@@ -246,7 +246,7 @@ def _self_and_parents(directory: str) -> list[str]:
 
 
 def find_repository_root(start: StrPath) -> str | None:
-    for directory in _self_and_parents(spelled(os.path.abspath(start))):
+    for directory in self_and_parents(spelled(os.path.abspath(start))):
         if os.path.exists(os.path.join(directory, ".git")):
             return directory
     return None
@@ -260,7 +260,7 @@ def inherited_patterns(directory: StrPath) -> list[IgnorePattern]:
         return []
     git = os.path.join(root, ".git")
     patterns = _read_patterns(os.path.join(git, "info", "exclude")) if os.path.isdir(git) else []
-    chain = _self_and_parents(directory)
+    chain = self_and_parents(directory)
     for parent in reversed(chain[1 : chain.index(root) + 1] if root in chain else []):
         patterns.extend(_read_patterns(os.path.join(parent, ".gitignore")))
     return patterns

@@ -18,7 +18,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from hexlint import registry
 from hexlint.config import Config, ignored_codes_for, path_matches_glob, rule_options
 from hexlint.core import Diagnostic, Fix, Related, Rule, Source, Span
-from hexlint.discover import DiscoveryError, discover, find_repository_root, is_translation_unit, spelled
+from hexlint.discover import (
+    DiscoveryError,
+    discover,
+    find_repository_root,
+    is_translation_unit,
+    self_and_parents,
+    spelled,
+)
 from hexlint.record import field, record, replace
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
@@ -351,14 +358,12 @@ def _holds_kernel_dir(directory: str) -> bool:
 def tree_root_for(path: str) -> str | None:
     """The backend tree a file belongs to: the nearest directory above it that holds an `htp/` directory, looked
     for up to the repository root (a checkout's `.git`), so an unrelated tree elsewhere is never picked up."""
-    directory = os.path.dirname(os.path.realpath(path))
-    while True:
+    for directory in self_and_parents(os.path.dirname(os.path.realpath(path))):
         if _holds_kernel_dir(directory):
             return directory
-        parent = os.path.dirname(directory)
-        if os.path.exists(os.path.join(directory, ".git")) or parent == directory:
+        if os.path.exists(os.path.join(directory, ".git")):
             return None
-        directory = parent
+    return None
 
 
 def _tree_roots(sources: Sequence[str]) -> list[str]:
