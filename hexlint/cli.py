@@ -249,7 +249,7 @@ def _write_output(report: str, arguments: argparse.Namespace, stdout: TextIO) ->
         return
     try:
         # surrogateescape: a file name that is not UTF-8 is written back as the bytes it is made of.
-        with open(arguments.output, "w", encoding="utf-8", errors="surrogateescape") as handle:
+        with open(spelled(arguments.output), "w", encoding="utf-8", errors="surrogateescape") as handle:
             handle.write(report)
     except OSError as error:
         raise UsageError(f"--output: {arguments.output}: {error.strerror or error}") from None
@@ -260,7 +260,7 @@ def _write_diff(diff: str, arguments: argparse.Namespace, stdout: TextIO) -> Non
 
     if arguments.output:
         try:
-            with open(arguments.output, "wb") as handle:
+            with open(spelled(arguments.output), "wb") as handle:
                 handle.write(encode_diff(diff))
         except OSError as error:
             raise UsageError(f"--output: {arguments.output}: {error.strerror or error}") from None

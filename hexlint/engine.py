@@ -672,7 +672,9 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
         from hexlint import baseline as baseline_module
 
         recorded = baseline_module.load_baseline(settings.baseline)
-        reported, baselined = baseline_module.filter_baseline(reported, recorded, os.path.dirname(settings.baseline))
+        reported, baselined = baseline_module.filter_baseline(
+            reported, recorded, os.path.dirname(spelled(settings.baseline))
+        )
     outcome = _Pass(
         diagnostics=reported,
         suppressed=suppressed,

@@ -93,6 +93,8 @@ def test_cli_write_then_use_baseline_across_edits(tmp_path: Path, monkeypatch, h
     clean = hexlint_cli("--select", "HX001", "--baseline", "ci/baseline.json", "src")
     assert (clean.status, clean.stdout) == (0, "")
     assert "1 hidden by the baseline" in clean.stderr
+    # Spelled with a trailing slash it is still that file, and its directory is still ci/ (as pathlib reads it).
+    assert hexlint_cli("--select", "HX001", "--baseline", "ci/baseline.json/", "src").status == 0
 
     # An unrelated edit above the finding moves it; it stays matched.
     source.write_text("/* a new header comment */\n#include <stdint.h>\n\nint a;\n" + BAD_DIRECTIVE)
