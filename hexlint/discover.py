@@ -228,13 +228,14 @@ def is_ignored(path: StrPath, is_dir: bool, patterns: Sequence[IgnorePattern]) -
     return ignored
 
 
-def _read_patterns(gitignore: str) -> list[IgnorePattern]:
+def _read_patterns(gitignore: str, base: str | None = None) -> list[IgnorePattern]:
+    """The patterns of an ignore file, relative to `base` (its own directory unless given)."""
     try:
         with open(gitignore, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
     except OSError:
         return []
-    return parse_gitignore(text, os.path.dirname(gitignore))
+    return parse_gitignore(text, base if base is not None else os.path.dirname(gitignore))
 
 
 def self_and_parents(directory: str) -> list[str]:
@@ -259,7 +260,8 @@ def inherited_patterns(directory: StrPath) -> list[IgnorePattern]:
     if root is None:
         return []
     git = os.path.join(root, ".git")
-    patterns = _read_patterns(os.path.join(git, "info", "exclude")) if os.path.isdir(git) else []
+    # .git/info/exclude holds patterns relative to the work tree's root, like a top-level .gitignore.
+    patterns = _read_patterns(os.path.join(git, "info", "exclude"), root) if os.path.isdir(git) else []
     chain = self_and_parents(directory)
     for parent in reversed(chain[1 : chain.index(root) + 1] if root in chain else []):
         patterns.extend(_read_patterns(os.path.join(parent, ".gitignore")))

@@ -130,6 +130,16 @@ def test_gitignore_matcher_semantics(tmp_path: Path) -> None:
     assert ignored("#hash.c")
 
 
+def test_git_info_exclude_is_relative_to_the_work_tree_root(tmp_path: Path) -> None:
+    (tmp_path / ".git" / "info").mkdir(parents=True)
+    (tmp_path / ".git" / "info" / "exclude").write_text("/src/gen.c\nscratch/\n")
+    for relative in ("src/gen.c", "src/k.c", "src/scratch/s.c"):
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text("")
+    found = discover([tmp_path / "src"])
+    assert [os.path.basename(path) for path in found.sources] == ["k.c"]
+
+
 def test_gitignore_of_parent_directories_applies_when_walking_a_subdirectory(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     (tmp_path / ".gitignore").write_text("generated/\n")
@@ -171,6 +181,11 @@ def test_diff_goes_to_the_output_file(tmp_path: Path, monkeypatch, hexlint_cli, 
     assert (to_file.status, to_file.stdout) == (1, "")
     assert (tmp_path / "fix.patch").read_text() == to_stdout.stdout
     assert (tmp_path / "m.c").read_bytes() == MISALIGNED_MACRO
+    # A trailing slash names the same new file (as pathlib read it), for the diff and for a report.
+    assert hexlint_cli("--select", "HX110", "--diff", "--output", "slash.patch/", "m.c").status == 1
+    assert (tmp_path / "slash.patch").read_text() == to_stdout.stdout
+    assert hexlint_cli("--select", "HX110", "--output", "report.txt/", "m.c").status == 1
+    assert "HX110" in (tmp_path / "report.txt").read_text()
 
 
 def test_fix_and_diff_together_is_a_usage_error(hexlint_cli) -> None:
