@@ -198,9 +198,11 @@ def config_from_table(table: Mapping[str, Any], source: StrPath) -> Config:
 
 
 # Every TOML spelling of a hexlint table under `tool`: a dotted `tool.hexlint` (headers and keys, quotes and spaces
-# allowed), or keys below a bare `[tool]` header or a `tool = {...}` inline table. Only \\u-escaped keys slip by.
+# allowed), or keys below a bare `[tool]` header or a `tool = {...}` inline table, at the start of a line (after LF
+# or a lone CR, as the parse reads it). Only \\u-escaped keys slip by.
 _MAY_HOLD_TOOL_HEXLINT = re.compile(
-    rb"""["']?tool["']?[ \t]*\.[ \t]*["']?hexlint|^[ \t]*\[[ \t]*["']?tool["']?[ \t]*\]|^[ \t]*["']?tool["']?[ \t]*=""",
+    rb"""["']?tool["']?[ \t]*\.[ \t]*["']?hexlint"""
+    rb"""|(?:^|(?<=\r))[ \t]*\[[ \t]*["']?tool["']?[ \t]*\]|(?:^|(?<=\r))[ \t]*["']?tool["']?[ \t]*=""",
     re.MULTILINE,
 )
 

@@ -334,6 +334,8 @@ def test_a_pyproject_that_mentions_hexlint_is_still_read(tmp_path: Path) -> None
         'tool = { hexlint = { select = ["HX110"] } }\n',
         '[ "tool" . \'hexlint\' ]\nselect = ["HX110"]\n',
         '[project]\nname = "x"\n\n[tool . hexlint]\r\nselect = ["HX110"]\r\n',
+        '[project]\rname = "x"\r[tool]\rhexlint = { select = ["HX110"] }\r',  # lone CRs: new lines to the parse too
+        'a = 1\r  tool = { hexlint = { select = ["HX110"] } }\r',
     ],
 )
 def test_every_spelling_of_a_tool_hexlint_table_is_read(tmp_path: Path, text: str) -> None:
