@@ -222,35 +222,39 @@ def _check_default_order(cls: type, all_fields: tuple[Field, ...]) -> None:
 
 def _compile_methods(all_fields: tuple[Field, ...], compared: list[str], frozen: bool) -> dict[str, Any]:
     """__init__, __eq__ and __hash__ compiled in one go: eq and hash are hot in the decoder's caches."""
-    parameters, body, namespace = [], [], {"MISSING": MISSING}
+    # The generated code's own names are dunders, so no field name (`self`, `object`, `other`) can shadow them.
+    parameters, body = [], []
+    namespace: dict[str, Any] = {"__record_missing__": MISSING, "__record_set__": object.__setattr__}
     for index, item in enumerate(all_fields):
         name = item.name
         if item.default_factory is not MISSING:
-            namespace[f"factory_{index}"] = item.default_factory
-            parameters.append(f"{name}=MISSING")
-            value = f"factory_{index}() if {name} is MISSING else {name}"
+            namespace[f"__record_factory_{index}__"] = item.default_factory
+            parameters.append(f"{name}=__record_missing__")
+            value = f"__record_factory_{index}__() if {name} is __record_missing__ else {name}"
         elif item.default is not MISSING:
-            namespace[f"default_{index}"] = item.default
-            parameters.append(f"{name}=default_{index}")
+            namespace[f"__record_default_{index}__"] = item.default
+            parameters.append(f"{name}=__record_default_{index}__")
             value = name
         else:
             parameters.append(name)
             value = name
         # A frozen record refuses __setattr__; object's keeps the values inline, where attribute reads are fastest.
-        body.append(f"    set_field(self, {name!r}, {value})" if frozen else f"    self.{name} = {value}")
-    prologue = ["    set_field = object.__setattr__"] if frozen and all_fields else ["    pass"]
-    mine = "".join(f"self.{name}, " for name in compared)
-    theirs = "".join(f"other.{name}, " for name in compared)
+        body.append(
+            f"    __record_set__(__record_self__, {name!r}, {value})"
+            if frozen
+            else f"    __record_self__.{name} = {value}"
+        )
+    mine = "".join(f"__record_self__.{name}, " for name in compared)
+    theirs = "".join(f"__record_other__.{name}, " for name in compared)
     source = "\n".join(
         [
-            f"def __init__({', '.join(['self', *parameters])}):",
-            *prologue,
-            *body,
-            "def __eq__(self, other):",
-            "    if other.__class__ is self.__class__:",
+            f"def __init__({', '.join(['__record_self__', *parameters])}):",
+            *(body or ["    pass"]),
+            "def __eq__(__record_self__, __record_other__):",
+            "    if __record_other__.__class__ is __record_self__.__class__:",
             f"        return ({mine}) == ({theirs})",
             "    return NotImplemented",
-            "def __hash__(self):",
+            "def __hash__(__record_self__):",
             f"    return hash(({mine}))",
         ]
     )

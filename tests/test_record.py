@@ -184,3 +184,18 @@ def test_an_eq_false_record_compares_and_hashes_by_identity() -> None:
     assert first == first and first != Shared(b"x") and hash(first) == object.__hash__(first)
     with pytest.raises(record.FrozenInstanceError):
         first.data = b"y"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("busy", [False, True], ids=["interpreted", "compiled"])
+def test_fields_named_like_the_generated_code_s_own_names_work(busy: bool) -> None:
+    @record.record
+    class Odd:
+        self: int
+        object: int = 2
+        other: int = 3
+
+    if busy:
+        for _ in range(record.CALLS_BEFORE_COMPILING):
+            Odd(0)
+    odd = Odd(1, object=5)
+    assert (odd.self, odd.object, odd.other) == (1, 5, 3) and odd == Odd(1, 5) and hash(odd) == hash(Odd(1, 5))
