@@ -261,11 +261,32 @@ def _committed_libraries() -> list[Path]:
     return found + sorted((ROOT / "fixtures" / "binary").glob("*.so"))
 
 
+# What the struct readers produce, and the reader to switch off so that pyelftools produces it instead.
+STRUCT_READERS = {"functions": "_function_symbols", "plt_stubs": "_plt_stub_names"}
+
+
+@pytest.mark.parametrize("attribute", STRUCT_READERS)
 @pytest.mark.parametrize("library", _committed_libraries(), ids=lambda p: p.name)
-def test_symbols_read_with_struct_equal_those_pyelftools_reads(library, monkeypatch):
-    fast = load_elf(library).functions
-    monkeypatch.setattr("hexlint.elf.reader._function_symbols", lambda *arguments: None)
-    assert load_elf(library).functions == fast
+def test_struct_readers_equal_pyelftools(library, attribute, monkeypatch):
+    fast = getattr(load_elf(library), attribute)
+    monkeypatch.setattr(f"hexlint.elf.reader.{STRUCT_READERS[attribute]}", lambda *arguments: None)
+    assert getattr(load_elf(library), attribute) == fast
+
+
+def _with_and_without_struct(data: bytearray, attribute: str) -> tuple[object, object]:
+    """What a (corrupted) library reads as, by the struct reader and by pyelftools: the value or the error."""
+
+    def read() -> object:
+        try:
+            value = getattr(read_elf_bytes("lib.so", bytes(data)), attribute)
+            return dict(value) if attribute == "plt_stubs" else value  # the stubs are a mapping view
+        except ElfError as error:
+            return str(error)
+
+    fast = read()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(f"hexlint.elf.reader.{STRUCT_READERS[attribute]}", lambda *arguments: None)
+        return fast, read()
 
 
 @settings(max_examples=60, deadline=None)
@@ -276,17 +297,8 @@ def test_symbols_of_a_corrupted_symbol_table_read_as_pyelftools_reads_them(offse
     table = next(section for section in _sections(data) if section[0] == 2)  # SHT_SYMTAB
     start = table[1] + offset % max(table[2], 1)
     data[start : start + len(junk)] = junk
-
-    def read() -> object:
-        try:
-            return read_elf_bytes("lib.so", bytes(data)).functions
-        except ElfError as error:
-            return str(error)
-
-    fast = read()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("hexlint.elf.reader._function_symbols", lambda *arguments: None)
-        assert read() == fast
+    fast, slow = _with_and_without_struct(data, "functions")
+    assert fast == slow
 
 
 def _sections(data: bytearray) -> list[tuple[int, int, int]]:
@@ -300,13 +312,6 @@ def _sections(data: bytearray) -> list[tuple[int, int, int]]:
         _, kind, _, _, offset, size = struct.unpack_from("<IIIIII", data, shoff + number * shentsize)
         headers.append((kind, offset, size))
     return headers
-
-
-@pytest.mark.parametrize("library", _committed_libraries(), ids=lambda p: p.name)
-def test_plt_stubs_read_with_struct_equal_those_pyelftools_reads(library, monkeypatch):
-    fast = load_elf(library).plt_stubs
-    monkeypatch.setattr("hexlint.elf.reader._plt_stub_names", lambda *arguments: None)
-    assert load_elf(library).plt_stubs == fast
 
 
 @settings(max_examples=60, deadline=None)
@@ -323,14 +328,5 @@ def test_plt_stubs_of_a_corrupted_relocation_or_symbol_table_read_as_pyelftools_
     table = tables[offset % len(tables)]
     start = table[1] + offset % max(table[2], 1)
     data[start : start + len(junk)] = junk
-
-    def read() -> object:
-        try:
-            return dict(read_elf_bytes("lib.so", bytes(data)).plt_stubs)
-        except ElfError as error:
-            return str(error)
-
-    fast = read()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("hexlint.elf.reader._plt_stub_names", lambda *arguments: None)
-        assert read() == fast
+    fast, slow = _with_and_without_struct(data, "plt_stubs")
+    assert fast == slow
