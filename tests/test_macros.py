@@ -284,6 +284,16 @@ def test_raw_string_and_digit_separators_do_not_confuse_the_lexer() -> None:
     assert [line.in_literal for line in macro.continuation_lines] == [False, False]
 
 
+@pytest.mark.parametrize("after", ["", " "])
+def test_a_literal_continued_on_the_last_line_of_the_file_keeps_its_spaces(after: str) -> None:
+    # The file ends right after the splice: the lexer must still see it, or the spaces of "str  look movable.
+    data = f'#define F \\\n    (x) + 1    \\\n    "str  \\{after}\n'.encode()
+    (macro,) = _macros.find_macros(data)
+    assert [line.in_literal for line in macro.continuation_lines] == [False, False, True]
+    fixed = safe_fixed("f.c", data, set(CHECKS))
+    assert b'"str  \\' in fixed and fixed.count(b"\\") == 3
+
+
 def test_hx111_fix_only_removes_whitespace_after_the_backslash() -> None:
     data = macro_text("#define F(x) \\ \t", "    (x)     \\", "    + 1", ending="\r\n")
     (diagnostic,) = lint("f.c", data, {"HX111"})
@@ -351,6 +361,9 @@ def macro_files(draw: strategies.DrawFn) -> bytes:
 
 @hypothesis.settings(max_examples=80, deadline=None)
 @hypothesis.given(data=macro_files())
+# found by hypothesis: a literal continued on the file's last line (the lexer stopped before that splice)
+@hypothesis.example(data=b'#define F\\\n    (x) + 1\\\n    (x) + 1\\\n    "str  \\ \n')
+@hypothesis.example(data=b'#define F\\\n    (x) + 1\\\n    (x) + 1\\\n    "str  \\\n')
 def test_random_macro_files_keep_their_tokens_and_reach_a_fixed_point(data: bytes) -> None:
     import tempfile
 

@@ -276,8 +276,10 @@ def _macro_lines(data: bytes, define_start: int, number: int, tab_width: int) ->
     end = physical[-1][1]
     body = data[define_start:end]
     # Lex (from the `#`: a directive starts outside comments and literals) only when a literal may hold a backslash,
-    # or a comment may hide a splice that glues tokens.
-    regions = _lex_regions(data, define_start, end) if b'"' in body or b"'" in body else None
+    # or a comment may hide a splice that glues tokens; up to the next line, so that a file ending in a continued line
+    # keeps its last splice (a literal continued there holds the spaces before it).
+    lex_end = physical[-1][2]
+    regions = _lex_regions(data, define_start, lex_end) if b'"' in body or b"'" in body else None
     has_comments = b"/*" in body or b"//" in body
     # Tabs or non-ASCII bytes anywhere in the macro: widths need display_width; otherwise a width is a length.
     plain = body.isascii() and b"\t" not in body
@@ -298,7 +300,7 @@ def _macro_lines(data: bytes, define_start: int, number: int, tab_width: int) ->
             gap_length == 0 and content_end > line_start and next_start < size and data[next_start] not in _WHITESPACE
         )
         if regions is None and may_glue and has_comments:
-            regions = _lex_regions(data, define_start, end)
+            regions = _lex_regions(data, define_start, lex_end)
         region = regions.find(backslash) if regions is not None else None
         in_literal = region is not None and regions is not None and regions.literal[region]
         glues = may_glue and (region is None or in_literal)
