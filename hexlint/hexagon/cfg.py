@@ -16,9 +16,9 @@ dominate its source) are reported as loops too, flagged `irreducible`.
 Cost: one pass over the instructions finds the few control packets (branches, loop set-ups, `:endloop`), or the
 caller hands them over (the binary audit reads them from a scan's flagged words, decoding no packet); everything
 after works on block numbers. A function whose edges all go to higher addresses has no cycle, hence no loop. Otherwise
-a depth-first search finds the retreating edges and its roots (the entry, then every block nothing before reaches,
-such as jump-table targets); no dominator tree is built: a header dominates its latch exactly when the backward walk
-that collects the natural body meets no root.
+one depth-first search finds the back edges, its roots (the entry, then every block nothing before reaches, such as
+jump-table targets) and the reverse postorder; no dominator tree is built: a header dominates its latches exactly when
+the one backward walk from them that collects the body meets no root and no block before the header.
 """
 
 from __future__ import annotations
@@ -426,48 +426,27 @@ def _add_endloop_edges(
 
 
 def _loops(graph: _Graph) -> tuple[tuple[Loop, ...], dict[int, int]]:
-    """Natural loops of the back edges (retreating edges in reverse postorder), nested; and block start -> header of
-    its innermost loop."""
-    block_count = len(graph.starts)
+    """Natural loops of the back edges of a depth-first search, nested; and block start -> header of its innermost
+    loop."""
     successors = graph.successors
-    predecessors: list[list[int]] = [[] for _ in range(block_count)]
-    for number, targets in enumerate(successors):
-        for target in targets:
-            predecessors[target].append(number)
-    position, is_root = _reverse_postorder(successors)
-    retreating = [
-        (number, header)
-        for number, targets in enumerate(successors)
-        for header in targets
-        if position[header] <= position[number]
-    ]
-    irreducible: set[int] = set()
-    edge_bodies = []
-    for number, header in retreating:
-        body = _dominated_body(header, number, predecessors, is_root)
-        if body is None:  # the header does not dominate the latch: an irreducible cycle
-            body = _irreducible_body(header, number, predecessors, position)
-            irreducible.add(header)
-        edge_bodies.append(body)
+    back_edges, is_root, finish = _depth_first_search(successors)
+    latches: dict[int, list[int]] = {}  # header -> its latches, in block order (then in successor order)
+    for latch, header in back_edges:
+        latches.setdefault(header, []).append(latch)
+    predecessors: list[list[int]] = []  # built on the first loop that is more than a self-loop
     bodies: dict[int, set[int]] = {}
-    latches: dict[int, list[int]] = {}
-    kinds: dict[int, str] = {}
-    endloop_edges = graph.endloop_edges
-    firsts, lasts = graph.first_packets, graph.last_packets
-    for (number, header), body in zip(retreating, edge_bodies, strict=True):
-        known = bodies.get(header)
-        if known is None:
-            bodies[header] = body  # a fresh set per edge: safe to grow
-        else:
-            known.update(body)
-        latches.setdefault(header, []).append(number)
-        stages = endloop_edges.get((lasts[number], firsts[header]))
-        if stages is not None:
-            kind = "pipelined" if stages > 0 else "hardware"
-            if kinds.get(header) != "pipelined":
-                kinds[header] = kind
-        else:
-            kinds.setdefault(header, "branch")
+    irreducible: set[int] = set()
+    for header, header_latches in latches.items():
+        if header_latches == [header]:
+            bodies[header] = {header}  # a self-loop: most loops
+            continue
+        if not predecessors:
+            predecessors = _predecessors(successors)
+        body, dominated = _loop_body(header, header_latches, predecessors, is_root, finish)
+        bodies[header] = body
+        if not dominated:
+            irreducible.add(header)
+    kinds = _loop_kinds(latches, graph)
     parents, depths, innermost = _nest(bodies) if irreducible else _nest_reducible(bodies)
     starts, ends = graph.starts, graph.ends
     loops = [
@@ -475,8 +454,8 @@ def _loops(graph: _Graph) -> tuple[tuple[Loop, ...], dict[int, int]]:
             Loop,
             {
                 "header": starts[header],
-                "blocks": frozenset([starts[number] for number in body]),
-                "latches": tuple([starts[latch] for latch in latches[header]]),
+                "blocks": frozenset(map(starts.__getitem__, body)),
+                "latches": tuple(map(starts.__getitem__, latches[header])),
                 "kind": kinds[header],
                 "depth": depths[header],
                 "parent": None if parents[header] is None else starts[parents[header]],
@@ -491,65 +470,103 @@ def _loops(graph: _Graph) -> tuple[tuple[Loop, ...], dict[int, int]]:
     return tuple(sorted(loops, key=lambda loop: (loop.depth, loop.header))), innermost_by_block
 
 
-def _dominated_body(header: int, latch: int, predecessors: list[list[int]], is_root: list[bool]) -> set[int] | None:
-    """The natural body of the edge `latch -> header` (the header and every block reaching the latch without passing
-    it), or None when the header does not dominate the latch. Every block hangs from a root of the depth-first search,
-    so the header dominates the latch exactly when that backward walk meets no root: no dominator tree needed."""
-    body = {header, latch}
-    if latch == header:
-        return body
-    if is_root[latch]:
-        return None
-    stack = [latch]
-    while stack:
-        for predecessor in predecessors[stack.pop()]:
-            if predecessor not in body:
-                if is_root[predecessor]:
-                    return None
-                body.add(predecessor)
-                stack.append(predecessor)
-    return body
-
-
-def _reverse_postorder(successors: list[list[int]]) -> tuple[list[int], list[bool]]:
-    """Reverse-postorder number of each block (depth-first from the entry, then from every block not yet seen, such
-    as jump-table targets, lowest address first), and which blocks started a search (they hang from the root)."""
+def _depth_first_search(successors: list[list[int]]) -> tuple[list[tuple[int, int]], list[bool], list[int]]:
+    """Depth-first from the entry, then from every block not yet seen (such as jump-table targets), lowest first:
+    the back edges (latch, header) in latch order, then successor order (an edge to a block still on the search
+    stack: exactly the edges that retreat in reverse postorder), which blocks started a search (they hang from the
+    root), and each block's finishing number (a block comes after another in reverse postorder exactly when it
+    finishes first)."""
     count = len(successors)
-    seen = [False] * count
+    state = bytearray(count)  # 0: not seen, 1: on the search stack, 2: finished
     is_root = [False] * count
-    postorder: list[int] = []
-    for root in range(count):
-        if seen[root]:
-            continue
-        seen[root] = is_root[root] = True
+    finish = [0] * count
+    finished = 0
+    back_edges = []
+    root = 0
+    while root >= 0:
+        state[root] = 1
+        is_root[root] = True
         stack = [(root, iter(successors[root]))]
         while stack:
             node, children = stack[-1]
             for child in children:
-                if not seen[child]:
-                    seen[child] = True
+                child_state = state[child]
+                if not child_state:
+                    state[child] = 1
                     stack.append((child, iter(successors[child])))
                     break
+                if child_state == 1:
+                    back_edges.append((node, child))
             else:
-                postorder.append(node)
+                state[node] = 2
+                finish[node] = finished
+                finished += 1
                 stack.pop()
-    position = [0] * count
-    for rank, node in enumerate(reversed(postorder)):
-        position[node] = rank
-    return position, is_root
+        root = state.find(0, root)
+    back_edges.sort(key=_latch)  # stable: a latch's edges stay in successor order
+    return back_edges, is_root, finish
 
 
-def _irreducible_body(header: int, latch: int, predecessors: list[list[int]], position: list[int]) -> set[int]:
-    """Blocks that reach the latch without passing the header and come after it in reverse postorder."""
-    body = {header, latch}
-    stack = [latch] if latch != header else []
-    header_rank = position[header]
+def _latch(edge: tuple[int, int]) -> int:
+    return edge[0]
+
+
+def _predecessors(successors: list[list[int]]) -> list[list[int]]:
+    predecessors: list[list[int]] = [[] for _ in successors]
+    for number, targets in enumerate(successors):
+        for target in targets:
+            predecessors[target].append(number)
+    return predecessors
+
+
+def _loop_body(
+    header: int, latches: list[int], predecessors: list[list[int]], is_root: list[bool], finish: list[int]
+) -> tuple[set[int], bool]:
+    """The blocks that reach a latch without passing the header and come after it in reverse postorder (they finish
+    first), and whether the header dominates every latch. Every block hangs from a root of the depth-first search, so
+    it does exactly when this walk meets no root and no block before the header: then the body is the natural one
+    (the blocks a header dominates are its descendants in the search, after it in reverse postorder)."""
+    body = {header}
+    dominated = True
+    header_finish = finish[header]
+    stack = []
+    for latch in latches:
+        if latch not in body:
+            body.add(latch)
+            stack.append(latch)
+            if is_root[latch]:
+                dominated = False
     while stack:
         for predecessor in predecessors[stack.pop()]:
-            if predecessor not in body and position[predecessor] >= header_rank:
+            if predecessor not in body:
+                if finish[predecessor] > header_finish:
+                    dominated = False
+                    continue
+                if is_root[predecessor]:
+                    dominated = False
                 body.add(predecessor)
                 stack.append(predecessor)
-    return body
+    return body, dominated
+
+
+def _loop_kinds(latches: dict[int, list[int]], graph: _Graph) -> dict[int, str]:
+    """Header -> "pipelined" when an `:endloop` edge of a pipelined loop closes it, else "hardware" when an `:endloop`
+    edge does, else "branch"."""
+    endloop_edges = graph.endloop_edges
+    firsts, lasts = graph.first_packets, graph.last_packets
+    kinds = {}
+    for header, header_latches in latches.items():
+        kind = "branch"
+        if endloop_edges:
+            first = firsts[header]
+            for latch in header_latches:
+                stages = endloop_edges.get((lasts[latch], first))
+                if stages is not None:
+                    kind = "pipelined" if stages > 0 else "hardware"
+                    if stages > 0:
+                        break
+        kinds[header] = kind
+    return kinds
 
 
 def _nest(bodies: dict[int, set[int]]) -> tuple[dict[int, int | None], dict[int, int], dict[int, int]]:
@@ -557,10 +574,10 @@ def _nest(bodies: dict[int, set[int]]) -> tuple[dict[int, int | None], dict[int,
     -> header of its innermost loop (outer loops first, an inner loop overwrites its blocks)."""
     order = {header: (-len(body), header) for header, body in bodies.items()}
     holders: dict[int, list[int]] = {}  # loop header -> the loops whose blocks include it
+    headers = set(bodies)
     for outer, body in bodies.items():
-        for number in body:
-            if number in bodies:
-                holders.setdefault(number, []).append(outer)
+        for number in body & headers:  # the few loop headers in its body
+            holders.setdefault(number, []).append(outer)
     parents: dict[int, int | None] = {}
     depths: dict[int, int] = {}
     for header in sorted(bodies, key=order.__getitem__):  # larger loops first: a parent's depth is known
@@ -571,8 +588,7 @@ def _nest(bodies: dict[int, set[int]]) -> tuple[dict[int, int | None], dict[int,
         depths[header] = depths[parent] + 1 if parent is not None else 1
     innermost: dict[int, int] = {}
     for header in sorted(bodies, key=lambda header: (depths[header], header)):
-        for number in bodies[header]:
-            innermost[number] = header
+        innermost.update(dict.fromkeys(bodies[header], header))
     return parents, depths, innermost
 
 
@@ -588,6 +604,5 @@ def _nest_reducible(
         parent = innermost.get(header)
         parents[header] = parent
         depths[header] = depths[parent] + 1 if parent is not None else 1
-        for number in bodies[header]:
-            innermost[number] = header
+        innermost.update(dict.fromkeys(bodies[header], header))
     return parents, depths, innermost
