@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hexlint.hexagon.decode import PacketRange
@@ -211,14 +212,15 @@ def _scan(
     count = len(packets)
     if control is None:
         control = _control_packets(packets)
+    control_packets: Iterable[tuple[int, ControlPacket]]
     if isinstance(control, Mapping):
-        control_packets: Iterable[tuple[int, ControlPacket]] = sorted(control.items())
+        indexes = sorted(control)
+        control_packets = zip(indexes, map(control.__getitem__, indexes), strict=True)
     else:
         control_packets = ((index, (packets[index].endloop, packets[index].instructions)) for index in control)
-    index_of = {}  # the few jump and loop targets: address -> packet index (absent: outside the function)
     successors: dict[int, list[int]] = {}
     setups: dict[int, list[tuple[int, int, int]]] = {}
-    leaders = {0}
+    setup_starts = {0}  # with the entry
     fallback: dict[int, dict[int, int]] = {}
     endloops: dict[int, frozenset[int]] = {}
     last_setup: dict[int, int] = {}
@@ -227,37 +229,36 @@ def _scan(
         falls_through = True
         for instruction in instructions:
             branch = instruction.branch
-            if branch is not None:
-                if branch == "jump":
-                    address = instruction.target
-                    if address is not None:
-                        target = index_of.get(address)
-                        if target is None:
-                            target = index_of[address] = _index_of(addresses, address)
-                        if target >= 0:
-                            targets.append(target)
-                    if not instruction.conditional:
-                        falls_through = False
-                elif (branch == "jumpr" or branch == "return") and not instruction.conditional:
+            if branch == "jump":
+                address = instruction.target
+                if address is not None:
+                    target = bisect_left(addresses, address)
+                    if target < count and addresses[target] == address:  # else outside the function
+                        targets.append(target)
+                if not instruction.conditional:
                     falls_through = False
-            setup = instruction.loop_setup
-            if setup is not None and setup.loop in (0, 1):
-                start = _index_of(addresses, setup.start)
-                if start >= 0:
-                    setups.setdefault(index, []).append((setup.loop, start, setup.pipelined_stages))
-                    last_setup[setup.loop] = start
-                    leaders.add(start)
+            elif branch is None:  # only a loop set-up has neither a branch nor anything else the CFG reads
+                setup = instruction.loop_setup
+                if setup is not None and setup.loop in (0, 1):
+                    start = _index_of(addresses, setup.start)
+                    if start >= 0:
+                        setups.setdefault(index, []).append((setup.loop, start, setup.pipelined_stages))
+                        last_setup[setup.loop] = start
+                        setup_starts.add(start)
+            elif (branch == "jumpr" or branch == "return") and not instruction.conditional:
+                falls_through = False
         if endloop:
             endloops[index] = endloop
             fallback[index] = {n: last_setup[n] for n in endloop if n in last_setup}
         elif falls_through and not targets:
-            continue  # a call: falls through to the next packet, leads nothing
-        if targets or not falls_through or endloop:
-            leaders.update(targets)
-            leaders.add(index + 1)
+            continue  # a call or a loop set-up alone: falls through to the next packet, leads nothing
         if falls_through and index + 1 < count:
             targets.append(index + 1)
         successors[index] = targets
+    # Leaders: the entry and the loop starts, every jump target, and the packet after each packet that ends a block
+    leaders = setup_starts
+    leaders.update(chain.from_iterable(successors.values()))
+    leaders.update(map((1).__add__, successors))
     leaders.discard(count)
     return _Scan(count, successors, setups, leaders, fallback, endloops)
 
@@ -300,24 +301,31 @@ def _blocks(addresses: list[int], packet_ends: list[int], scan: _Scan) -> _Graph
     firsts = sorted(scan.leaders)
     count = scan.count
     block_count = len(firsts)
-    lasts = [following - 1 for following in firsts[1:]]
+    lasts = list(map((-1).__add__, firsts))  # each block ends before the next one starts
+    del lasts[0]
     lasts.append(count - 1)
-    number_of_first = {first: number for number, first in enumerate(firsts)}
-    control_successors = scan.successors
+    number_of_first = dict(zip(firsts, range(block_count), strict=True))
+    number_of_first[count] = block_count  # after the last packet: the block after the last one
     # the packet after a block's last packet is the next block's first: a plain fallthrough goes to number + 1
     block_successors = [[number] for number in range(1, block_count)]
     block_successors.append([])
     retreating = False  # an edge to the same or a lower block: a fallthrough never is one
-    for last, targets in control_successors.items():  # a control packet with successors always ends its block
-        number = number_of_first[last + 1] - 1 if last + 1 < count else block_count - 1
-        if len(targets) == 1:  # most control packets: one jump target, or only the fallthrough
+    for last, targets in scan.successors.items():  # a control packet with successors always ends its block
+        following = last + 1
+        number = number_of_first[following] - 1
+        if len(targets) == 2 and targets[1] == following:  # most control packets: a conditional jump, fallthrough
+            target = targets[0]
+            successor = number_of_first[target]
+            block_successors[number] = [successor] if target == following else [successor, number + 1]
+        elif len(targets) == 1:  # an unconditional jump, or an :endloop packet's fallthrough
             successor = number_of_first[targets[0]]
             block_successors[number] = [successor]
-            if successor <= number:
-                retreating = True
-            continue
-        successors = block_successors[number] = [number_of_first[target] for target in dict.fromkeys(targets)]
-        if successors and min(successors) <= number:
+        else:
+            successors = block_successors[number] = [number_of_first[target] for target in dict.fromkeys(targets)]
+            if not successors:
+                continue
+            successor = min(successors)
+        if successor <= number:  # the fallthrough never is
             retreating = True
     endloop_edges: dict[tuple[int, int], int] = {}
     if scan.endloops:
@@ -329,20 +337,18 @@ def _blocks(addresses: list[int], packet_ends: list[int], scan: _Scan) -> _Graph
             for loop_number, start, stages in scan.setups[index]:
                 block_gen[loop_number] = start
                 stages_by_start[start] = max(stages, stages_by_start.get(start, 0))
-        _add_endloop_edges(scan, firsts, lasts, gen, number_of_first, block_successors, stages_by_start, endloop_edges)
+        _add_endloop_edges(scan, gen, number_of_first, block_successors, stages_by_start, endloop_edges)
         for last, start in endloop_edges:
             if firsts[bisect_right(firsts, last) - 1] >= start:
                 retreating = True
                 break
-    starts = [addresses[first] for first in firsts]
-    ends = [packet_ends[last] for last in lasts]
+    starts = list(map(addresses.__getitem__, firsts))
+    ends = list(map(packet_ends.__getitem__, lasts))
     return _Graph(starts, ends, firsts, lasts, block_successors, endloop_edges, retreating)
 
 
 def _add_endloop_edges(
     scan: _Scan,
-    firsts: list[int],
-    lasts: list[int],
     gen: dict[int, dict[int, int]],
     number_of_first: dict[int, int],
     block_successors: list[list[int]],
@@ -366,9 +372,11 @@ def _add_endloop_edges(
             else:
                 keep, value = keep & ~low_bits, (value & ~low_bits) | bit[start]
         gen_masks[number] = (keep, value)
+    # block number -> its last packet, of the blocks an :endloop packet ends (the packet after it starts the next one)
+    endloop_blocks = {number_of_first[last + 1] - 1: last for last in scan.endloops}
     endloops = scan.endloops
-    special = {number for number, last in enumerate(lasts) if last in endloops} | set(gen_masks)
-    count = len(firsts)
+    special = endloop_blocks.keys() | gen_masks.keys()
+    count = len(block_successors)
     reaching = [0] * count
     # Sweeps in address order until nothing changes (blocks are mostly laid out in flow order, so a few sweeps do).
     # A sweep acts only on the blocks whose masks grew since their last visit: any other visit would change nothing.
@@ -390,7 +398,7 @@ def _add_endloop_edges(
                     mask = mask & keep | value
                 if not mask:
                     continue  # nothing set up on the way here: nothing to propagate
-                last = lasts[number]
+                last = endloop_blocks.get(number, -1)
                 for loop_number in endloops.get(last, ()):
                     starts_bits = mask >> width if loop_number else mask & low_bits
                     while starts_bits:
@@ -402,9 +410,7 @@ def _add_endloop_edges(
                             target = number_of_first[start]
                             if target not in successors:
                                 successors.append(target)
-            elif not mask:
-                continue
-            for successor in successors:
+            for successor in successors:  # a block marked dirty holds some start
                 old = reaching[successor]
                 if old | mask != old:
                     reaching[successor] = old | mask
@@ -413,9 +419,9 @@ def _add_endloop_edges(
                         lowest = successor  # already passed: the next sweep starts there
     # An :endloop no set-up reaches (set up by a caller, or only reached through a jump table): nearest set-up above.
     sources = {source for source, _start in endloop_edges}
-    for number, last in enumerate(lasts):
-        for loop_number in endloops.get(last, ()):
-            start = scan.fallback.get(last, {}).get(loop_number)
+    for number, last in endloop_blocks.items():
+        for loop_number in endloops[last]:
+            start = scan.fallback[last].get(loop_number)
             if start is None or last in sources:
                 continue
             endloop_edges[(last, start)] = stages_by_start.get(start, 0)
