@@ -649,21 +649,11 @@ def _audit_function(
     return audit
 
 
-class _NoLoops:
-    """loop_of for a function without loops: every packet index maps to None, without a list per function."""
-
-    def __getitem__(self, index: int) -> None:
-        return None
-
-
-_NO_LOOPS = _NoLoops()
-
-
 def _innermost_loop_of_packets(cfg: FunctionCfg) -> Sequence[int | None]:
     """Packet index -> header of its innermost loop, None outside loops."""
-    if not cfg.loops:
-        return _NO_LOOPS  # type: ignore[return-value]
     loop_of: list[int | None] = [None] * len(cfg.packets)
+    if not cfg.loops:
+        return loop_of
     starts, firsts, lasts = cfg.block_starts, cfg.block_first_packets, cfg.block_last_packets
     for start, header in cfg.innermost_loop_by_block.items():
         number = bisect_left(starts, start)
@@ -755,17 +745,19 @@ def _stack_accesses_from_facts(
                 memory = instruction.memory
                 if memory is not None and memory.base in state:  # never r29/r30: they are never tracked
                     accesses.append(_classify(instruction, state, addresses[index], loop_of[index]))
-    _sort_accesses(accesses)
+    # the direct accesses come in address order: alone, only the halves of a duplex may need ordering
+    _sort_accesses(accesses, in_address_order=len(accesses) == len(facts.direct))
     return accesses
 
 
 _ADDRESS = attrgetter("address")
 
 
-def _sort_accesses(accesses: list[StackAccess]) -> None:
+def _sort_accesses(accesses: list[StackAccess], in_address_order: bool = False) -> None:
     """Sort by (address, text) in place, reading the text only where accesses share a word (a duplex's halves):
-    most texts are then never rendered."""
-    accesses.sort(key=_ADDRESS)
+    most texts are then never rendered. `in_address_order`: the accesses are already sorted by address."""
+    if not in_address_order:
+        accesses.sort(key=_ADDRESS)
     addresses = list(map(_ADDRESS, accesses))
     run_end = 0
     for position in compress(range(1, len(addresses)), map(eq, addresses, islice(addresses, 1, None))):
@@ -797,60 +789,75 @@ def mark_stack_buffers(accesses: list[StackAccess], call_blocks: Sequence[tuple[
     `call_blocks`: (block start, call packet address) of every call. A store to SP-based slots that nothing in the
     function ever loads, made in the block of a later call, is that call's stack argument (varargs of a logging
     call): a spill store is always reloaded."""
-    by_base: dict[str, list[int]] = {}  # base -> positions of its constant-offset accesses
-    for position, access in enumerate(accesses):
-        slot = access.slot
-        if slot is not None:
-            positions = by_base.get(slot[0])
-            if positions is None:
-                positions = by_base[slot[0]] = []
-            positions.append(position)
+    bases = {access.slot[0] for access in accesses if access.is_predicated and access.is_store and access.slot}
+    if call_blocks:
+        bases.add("r29")
+    if not bases:
+        return accesses  # neither reason can hold for any cluster: no need to cluster
+    slots = list(map(_SLOT, accesses))
     marked = None  # a copy of `accesses` once one is a buffer's
-    for base, positions in by_base.items():
-        if not (base == "r29" and call_blocks) and not any(
-            accesses[position].is_predicated and accesses[position].is_store for position in positions
-        ):
-            continue  # neither reason can hold for any cluster of this base: no need to cluster
-        for cluster in _overlapping_clusters(accesses, positions):
-            reason = _buffer_reason([accesses[position] for position in cluster], base, call_blocks)
-            if reason is not None:
-                if marked is None:
-                    marked = list(accesses)
-                for position in cluster:
-                    marked[position] = frozen_instance(
-                        StackAccess, {**accesses[position].__dict__, "buffer_reason": reason}
-                    )
+    for base in bases:
+        positions = [position for position, slot in enumerate(slots) if slot is not None and slot[0] == base]
+        for cluster, reason in _buffer_clusters(accesses, positions, slots, call_blocks if base == "r29" else ()):
+            if marked is None:
+                marked = list(accesses)
+            for position in cluster:
+                marked[position] = frozen_instance(
+                    StackAccess, {**accesses[position].__dict__, "buffer_reason": reason}
+                )
     return accesses if marked is None else marked
 
 
-def _overlapping_clusters(accesses: list[StackAccess], positions: list[int]) -> Iterator[list[int]]:
-    """The `positions` (of constant-offset accesses) grouped by overlapping byte ranges [offset, offset + size),
-    transitively, in offset order (ties in position order)."""
-    offsets = [accesses[position].slot[1] for position in positions]  # type: ignore[index]
+_SLOT = attrgetter("slot")
+
+
+def _buffer_clusters(
+    accesses: list[StackAccess],
+    positions: list[int],
+    slots: list[tuple[str, int] | None],
+    call_blocks: Sequence[tuple[int, int]],
+) -> Iterator[tuple[list[int], str]]:
+    """The clusters of `positions` (constant-offset accesses of one base: byte ranges [offset, offset + size)
+    overlapping transitively, in offset order, ties in position order) that are a buffer's, with the reason: a
+    predicated store writes it, or (`call_blocks` given) it is only stored, each store before a call of its block."""
+    offsets = [slots[position][1] for position in positions]  # type: ignore[index]
     cluster: list[int] = []
     cluster_end = 0
+    only_stores = True
+    predicated_store = False
     for number in sorted(range(len(positions)), key=offsets.__getitem__):
         position = positions[number]
+        access = accesses[position]
         low = offsets[number]
-        high = low + accesses[position].size
         if cluster and low >= cluster_end:
-            yield cluster
-            cluster = []
+            reason = _cluster_reason(accesses, cluster, only_stores, predicated_store, call_blocks)
+            if reason is not None:
+                yield cluster, reason
+            cluster, only_stores, predicated_store = [], True, False
+        high = low + access.size
         if not cluster or high > cluster_end:
             cluster_end = high
         cluster.append(position)
-    if cluster:
-        yield cluster
-
-
-def _buffer_reason(cluster: list[StackAccess], base: str, call_blocks: Sequence[tuple[int, int]]) -> str | None:
-    only_stores = True
-    for access in cluster:
         if not access.is_store:
             only_stores = False
         elif access.is_predicated:
-            return PREDICATED_STORE
-    if base == "r29" and call_blocks and only_stores and all(_before_a_call(access, call_blocks) for access in cluster):
+            predicated_store = True
+    if cluster:
+        reason = _cluster_reason(accesses, cluster, only_stores, predicated_store, call_blocks)
+        if reason is not None:
+            yield cluster, reason
+
+
+def _cluster_reason(
+    accesses: list[StackAccess],
+    cluster: list[int],
+    only_stores: bool,
+    predicated_store: bool,
+    call_blocks: Sequence[tuple[int, int]],
+) -> str | None:
+    if predicated_store:
+        return PREDICATED_STORE
+    if only_stores and call_blocks and all(_before_a_call(accesses[position], call_blocks) for position in cluster):
         return CALL_ARGUMENT
     return None
 
@@ -958,6 +965,9 @@ def _derived_registers_at_blocks(
             predecessors[target].append(number)
     seed_list = sorted(seeds)
     in_region = _blocks_reached_from_seeds(cfg, seed_list, successors)
+    seeded = [False] * count  # blocks holding a seed: from an empty entry state only they derive a register
+    for index in seed_list:
+        seeded[bisect_right(firsts, index) - 1] = True
     empty: dict[str, Derived] = {}  # shared: states are never changed in place
     entry_states: list[dict[str, Derived] | None] = [None] * count
     exit_states: list[dict[str, Derived] | None] = [None] * count
@@ -998,9 +1008,13 @@ def _derived_registers_at_blocks(
             state = empty
         else:
             incoming = [exit_states[p] for p in predecessors[number] if exit_states[p] is not None]
-            state = _join(incoming)  # type: ignore[arg-type]
+            # _join inlined where it is empty (no visited predecessor, or one brings nothing): most joins are
+            state = _join(incoming) if incoming and all(incoming) else empty
             entry_states[number] = state
-            state = walk(number, state)
+            if state or seeded[number]:
+                state = walk(number, state)
+            elif visits:
+                visits.pop(number, None)  # what a walk from nothing would record: no state before any packet
             if exit_states[number] is not None and exit_states[number] == state:
                 continue
         exit_states[number] = state
