@@ -453,7 +453,7 @@ def _loops(graph: _Graph) -> tuple[tuple[Loop, ...], dict[int, int]]:
         if not dominated:
             irreducible.add(header)
     kinds = _loop_kinds(latches, graph)
-    parents, depths, innermost = _nest(bodies) if irreducible else _nest_reducible(bodies)
+    parents, depths = _nest(bodies) if irreducible else _nest_reducible(bodies)
     starts, ends = graph.starts, graph.ends
     loops = [
         frozen_instance(
@@ -472,8 +472,11 @@ def _loops(graph: _Graph) -> tuple[tuple[Loop, ...], dict[int, int]]:
         )
         for header, body in bodies.items()
     ]
-    innermost_by_block = {starts[number]: starts[header] for number, header in innermost.items()}
-    return tuple(sorted(loops, key=lambda loop: (loop.depth, loop.header))), innermost_by_block
+    loops.sort(key=lambda loop: (loop.depth, loop.header))
+    innermost_by_block: dict[int, int] = {}
+    for loop in loops:  # an inner loop overwrites its blocks (of two as deep, the higher header)
+        innermost_by_block.update(dict.fromkeys(loop.blocks, loop.header))
+    return tuple(loops), innermost_by_block
 
 
 def _depth_first_search(successors: list[list[int]]) -> tuple[list[tuple[int, int]], list[bool], list[int]]:
@@ -575,40 +578,40 @@ def _loop_kinds(latches: dict[int, list[int]], graph: _Graph) -> dict[int, str]:
     return kinds
 
 
-def _nest(bodies: dict[int, set[int]]) -> tuple[dict[int, int | None], dict[int, int], dict[int, int]]:
-    """Parent = the smallest other loop whose blocks include this loop's blocks (ties: the lowest header); and block
-    -> header of its innermost loop (outer loops first, an inner loop overwrites its blocks)."""
-    order = {header: (-len(body), header) for header, body in bodies.items()}
-    holders: dict[int, list[int]] = {}  # loop header -> the loops whose blocks include it
+def _nest(bodies: dict[int, set[int]]) -> tuple[dict[int, int | None], dict[int, int]]:
+    """Parent = the smallest other loop whose blocks include this loop's blocks (ties: the lowest header)."""
+    order = {header: (-len(body), header) for header, body in bodies.items()}  # larger loops first
+    size_order = {header: (len(body), header) for header, body in bodies.items()}  # smaller loops first
+    holders: dict[int, list[int]] = {header: [] for header in bodies}  # loop header -> the loops holding it
     headers = set(bodies)
     for outer, body in bodies.items():
         for number in body & headers:  # the few loop headers in its body
-            holders.setdefault(number, []).append(outer)
+            holders[number].append(outer)
     parents: dict[int, int | None] = {}
     depths: dict[int, int] = {}
-    for header in sorted(bodies, key=order.__getitem__):  # larger loops first: a parent's depth is known
-        body, rank = bodies[header], order[header]
-        enclosing = [outer for outer in holders[header] if order[outer] < rank and body <= bodies[outer]]
-        parent = min(enclosing, key=lambda outer: (len(bodies[outer]), outer)) if enclosing else None
+    for header in sorted(bodies, key=order.__getitem__):  # a parent's depth is known before its children's
+        candidates = holders[header]
+        parent = None
+        if len(candidates) > 1:  # not only the loop itself
+            body, rank = bodies[header], order[header]
+            enclosing = [outer for outer in candidates if order[outer] < rank and body <= bodies[outer]]
+            if enclosing:
+                parent = min(enclosing, key=size_order.__getitem__)
         parents[header] = parent
         depths[header] = depths[parent] + 1 if parent is not None else 1
-    innermost: dict[int, int] = {}
-    for header in sorted(bodies, key=lambda header: (depths[header], header)):
-        innermost.update(dict.fromkeys(bodies[header], header))
-    return parents, depths, innermost
+    return parents, depths
 
 
-def _nest_reducible(
-    bodies: dict[int, set[int]],
-) -> tuple[dict[int, int | None], dict[int, int], dict[int, int]]:
+def _nest_reducible(bodies: dict[int, set[int]]) -> tuple[dict[int, int | None], dict[int, int]]:
     """`_nest` where every header dominates its loop: two loops are then disjoint or nested, so, largest first, a
     loop's parent is the innermost loop seen so far that holds its header."""
     parents: dict[int, int | None] = {}
     depths: dict[int, int] = {}
-    innermost: dict[int, int] = {}
+    innermost: dict[int, int] = {}  # loop header -> the innermost loop seen so far holding it
+    headers = set(bodies)
     for header in sorted(bodies, key=lambda header: (-len(bodies[header]), header)):
         parent = innermost.get(header)
         parents[header] = parent
         depths[header] = depths[parent] + 1 if parent is not None else 1
-        innermost.update(dict.fromkeys(bodies[header], header))
-    return parents, depths, innermost
+        innermost.update(dict.fromkeys(bodies[header] & headers, header))
+    return parents, depths
