@@ -121,7 +121,7 @@ class _LazyText:
         if instance is None:
             return self
         fields = instance.__dict__
-        text = fields.get("_text", _render_text)(instance)
+        text = _LIGHT_TEXTS.get(fields["iclass"], _render_text)(instance)  # type: ignore[call-overload]
         fields["text"] = text
         return text
 
@@ -1114,8 +1114,9 @@ _DECODERS: tuple[Callable[[int, int, int, int | None], Instruction], ...] = (
 # ---------------------------------------------------------------------------------------------------------------------
 # light decoders: (word, packet address, extender or None) -> the field dict the full decoder gives the word, without
 # "text" (see _LazyText), or None where the full decoder must run (every other word). The hidden
-# entries "_ext" and "_packet" (PC-relative words) say how the full decoder renders the text, "_text" names a cheaper
-# renderer from the fields (the audit reads the text of most stack accesses); "_new_value" marks a new-value jump,
+# entries "_ext" (only when extended: a dict of at most five entries is the smallest, cheapest to make and free) and
+# "_packet" (PC-relative words) say how the full decoder renders the text; loads and stores render theirs from the
+# fields (_LIGHT_TEXTS: the audit reads the text of most stack accesses); "_new_value" marks a new-value jump,
 # whose text names a register of its packet. Only the words the audit reads most are here: jumps (not calls: their
 # text is read), loop set-ups, compare jumps, scalar loads and stores. tests/test_decode_scan.py holds every field and
 # the text to the full decoder.
@@ -1172,13 +1173,17 @@ def _light_vmem(word: int, ext: int | None) -> dict[str, object] | None:
     if group == 0:
         offset = _signed(((word >> 13) & 1) << 3 | (word >> 8) & 7, 4) * 128
         access = _memory(base, offset, store, True, 128, False, _V[word & 31], None)
-        writes: tuple[RegisterWrite, ...] = ()
+        fields = {"word": word, "iclass": "HVX", "mnemonic": mnemonic, "memory": access, "is_hvx": True}
     else:
         increment = _signed((word >> 8) & 7, 3) * 128 if group == 1 else None
         access = _memory(base, 0, store, True, 128, True, _V[word & 31], increment)
-        writes = (_post_write(base, increment),)
-    return {"word": word, "iclass": "HVX", "mnemonic": mnemonic, "conditional": bool(predicate), "memory": access,
-            "writes": writes, "is_hvx": True, "_ext": ext}  # fmt: skip
+        fields = {"word": word, "iclass": "HVX", "mnemonic": mnemonic, "memory": access, "is_hvx": True,
+                  "writes": (_post_write(base, increment),)}  # fmt: skip
+    if predicate:
+        fields["conditional"] = True
+    if ext is not None:
+        fields["_ext"] = ext
+    return fields
 
 
 def _light_j5(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
@@ -1232,22 +1237,25 @@ def _light_ld(word: int, packet: int, ext: int | None) -> dict[str, object] | No
     mode = (word >> 25) & 3
     base = _R[(word >> 16) & 31]
     register = _PAIR[word & 31] if pair else _R[word & 31]
-    fields: dict[str, object] = {"word": word, "iclass": "LD", "mnemonic": mnemonic, "_ext": ext, "_text": _load_text}
     if not word & 0x08000000:
         if word & 0x0FE00000 == 0x02000000:  # memw_phys, locked/acquire loads, vextract
             return None
         raw = mode << 9 | (word >> 5) & 0x1FF
         offset = (raw - 2048 if raw & 0x400 else raw) * size if ext is None else _imm(raw, 11, size, True, ext)
-        fields["memory"] = _memory(base, offset, False, False, size, False, register, None)
-        fields["writes"] = _OTHER_WRITES_BY_NAME[register]
-        return fields
-    if mode != 1 or word & 0x1000:  # circular, absolute-set, register-modified, bit-reversed, indexed forms
-        return None
-    increment = _signed((word >> 5) & 15, 4) * size
-    fields["memory"] = _memory(base, 0, False, False, size, True, register, increment)
-    fields["writes"] = (*_OTHER_WRITES_BY_NAME[register], _write(base, "add_imm", base, increment))
-    if word & 0x2000:
-        fields["conditional"] = True
+        memory = _memory(base, offset, False, False, size, False, register, None)
+        fields = {"word": word, "iclass": "LD", "mnemonic": mnemonic, "memory": memory,
+                  "writes": _OTHER_WRITES_BY_NAME[register]}  # fmt: skip
+    else:
+        if mode != 1 or word & 0x1000:  # circular, absolute-set, register-modified, bit-reversed, indexed forms
+            return None
+        increment = _signed((word >> 5) & 15, 4) * size
+        memory = _memory(base, 0, False, False, size, True, register, increment)
+        writes = (*_OTHER_WRITES_BY_NAME[register], _write(base, "add_imm", base, increment))
+        fields = {"word": word, "iclass": "LD", "mnemonic": mnemonic, "memory": memory, "writes": writes}
+        if word & 0x2000:
+            fields["conditional"] = True
+    if ext is not None:
+        fields["_ext"] = ext
     return fields
 
 
@@ -1263,19 +1271,22 @@ def _light_st(word: int, packet: int, ext: int | None) -> dict[str, object] | No
     data = (word >> 8) & 31
     register = _PAIR[data] if size == 8 else _R[data]
     mode = (word >> 25) & 3
-    fields: dict[str, object] = {"word": word, "iclass": "ST", "mnemonic": mnemonic, "_ext": ext, "_text": _store_text}
     if not word & 0x08000000:
         raw = mode << 9 | ((word >> 13) & 1) << 8 | (word & 0xFF)
         offset = (raw - 2048 if raw & 0x400 else raw) * size if ext is None else _imm(raw, 11, size, True, ext)
-        fields["memory"] = _memory(base, offset, True, False, size, False, register, None)
-        return fields
-    if mode != 1 or word & 0x80:  # circular, absolute-set, register-modified, bit-reversed, indexed forms
-        return None
-    increment = _signed((word >> 3) & 15, 4) * size
-    fields["memory"] = _memory(base, 0, True, False, size, True, register, increment)
-    fields["writes"] = (_write(base, "add_imm", base, increment),)
-    if word & 0x2000:
-        fields["conditional"] = True
+        memory = _memory(base, offset, True, False, size, False, register, None)
+        fields = {"word": word, "iclass": "ST", "mnemonic": mnemonic, "memory": memory}
+    else:
+        if mode != 1 or word & 0x80:  # circular, absolute-set, register-modified, bit-reversed, indexed forms
+            return None
+        increment = _signed((word >> 3) & 15, 4) * size
+        memory = _memory(base, 0, True, False, size, True, register, increment)
+        writes = (_write(base, "add_imm", base, increment),)
+        fields = {"word": word, "iclass": "ST", "mnemonic": mnemonic, "memory": memory, "writes": writes}
+        if word & 0x2000:
+            fields["conditional"] = True
+    if ext is not None:
+        fields["_ext"] = ext
     return fields
 
 
@@ -1285,7 +1296,7 @@ def _load_text(instruction: Instruction) -> str:
     if memory.post_increment:  # type: ignore[union-attr]
         cond = _cond_text((word >> 9) & 3, bool(word & 0x800), bool(word & 0x1000)) if word & 0x2000 else ""
         return f"{cond}{memory.register} = {instruction.mnemonic}({memory.base}++#{memory.increment})"  # type: ignore[union-attr]
-    hash_sign = "#" if instruction.__dict__["_ext"] is None else "##"
+    hash_sign = "#" if instruction.__dict__.get("_ext") is None else "##"
     return f"{memory.register} = {instruction.mnemonic}({memory.base}+{hash_sign}{memory.offset})"  # type: ignore[union-attr]
 
 
@@ -1296,12 +1307,17 @@ def _store_text(instruction: Instruction) -> str:
     if memory.post_increment:  # type: ignore[union-attr]
         cond = _cond_text(word & 3, bool(word & 4), bool(word & 0x80)) if word & 0x2000 else ""
         return f"{cond}{instruction.mnemonic}({memory.base}++#{memory.increment}) = {shown}"  # type: ignore[union-attr]
-    hash_sign = "#" if instruction.__dict__["_ext"] is None else "##"
+    hash_sign = "#" if instruction.__dict__.get("_ext") is None else "##"
     return f"{instruction.mnemonic}({memory.base}+{hash_sign}{memory.offset}) = {shown}"  # type: ignore[union-attr]
 
 
 def _no_light(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
     return None
+
+
+# the renderers of light decodings by class (any other class: _render_text); a light LD or ST is a scalar load or
+# store of _light_ld/_light_st, every other load or store keeps its text: their dicts need no entry naming it
+_LIGHT_TEXTS: dict[str, Callable[[Instruction], str]] = {"LD": _load_text, "ST": _store_text}
 
 
 _LIGHT_DECODERS: tuple[Callable[[int, int, int | None], dict[str, object] | None], ...] = (
@@ -2194,18 +2210,18 @@ class PacketRange(Sequence[Packet]):
         instructions_with builds them."""
         scan = self.scan
         packet = self.low + index
-        base, addresses, flags = scan.address, scan.packet_addresses, scan.word_flags
+        base, addresses, flags, words = scan.address, scan.packet_addresses, scan.word_flags, scan.words
         packet_address = addresses[packet]
         first = (packet_address - base) >> 2
         result: list[Instruction] = []
         closed = packet not in scan._opened
+        templates = scan.cache.words
         for index in range(first, (addresses[packet + 1] - base) >> 2):
             if not flags[index] & mask:
                 continue
-            word = scan.words[index]
+            word = words[index]
             # as instructions_with: no extender before it, its packet not decoded
-            if closed and word & 0xC000 and (index == first or scan.words[index - 1] >= 0x10000000):
-                templates = scan.cache.words
+            if closed and word & 0xC000 and (index == first or words[index - 1] >= 0x10000000):
                 fields = templates.get(word)
                 if fields is None and word not in scan.cache.relative_words:
                     address = base + (index << 2)
