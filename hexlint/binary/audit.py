@@ -546,6 +546,8 @@ def _instruction_facts(packets: Sequence[Packet], start: int, end: int, is_helpe
                     break
         branch = instruction.branch
         if branch is None:
+            if memory is not None:
+                continue  # an access is neither a double operation nor a loop set-up: most words read here
             if track_doubles and (instruction.float_to_double or instruction.double_arith):
                 doubles.append((index, instruction))
             if instruction.loop_setup is None:
@@ -736,20 +738,21 @@ def _stack_accesses_from_facts(
     addresses = cfg.packet_addresses
     accesses = _direct_accesses(facts.direct, addresses, loop_of)
     if facts.seeds:
-        states_before: dict[int, dict[str, Derived]] = {}
-        _derived_registers_at_blocks(cfg, set(facts.seeds), instructions_of, states_before)
-        packets = cfg.packets
-        for index in sorted(states_before):
-            state = states_before[index]
-            for instruction in packets[index].instructions if instructions_of is None else instructions_of(index):
-                memory = instruction.memory
-                if memory is not None and memory.base in state:  # never r29/r30: they are never tracked
-                    accesses.append(_classify(instruction, state, addresses[index], loop_of[index]))
+        visits: dict[int, list[PacketVisit]] = {}
+        _derived_registers_at_blocks(cfg, set(facts.seeds), instructions_of, visits)
+        for number in sorted(visits):  # block order, then packet order: address order
+            for index, state, instructions in visits[number]:
+                for instruction in instructions:
+                    memory = instruction.memory
+                    if memory is not None and memory.base in state:  # never r29/r30: they are never tracked
+                        accesses.append(_classify(instruction, state, addresses[index], loop_of[index]))
     # the direct accesses come in address order: alone, only the halves of a duplex may need ordering
     _sort_accesses(accesses, in_address_order=len(accesses) == len(facts.direct))
     return accesses
 
 
+# A packet the data flow reached with SP/FP-derived registers: (packet index, those registers, its instructions).
+PacketVisit = tuple[int, dict[str, Derived], "Sequence[Instruction]"]
 _ADDRESS = attrgetter("address")
 
 
@@ -949,13 +952,14 @@ def _derived_registers_at_blocks(
     cfg: FunctionCfg,
     seeds: set[int],
     instructions_of: Callable[[int], Sequence[Instruction]] | None = None,
-    states_before: dict[int, dict[str, Derived]] | None = None,
+    visits: dict[int, list[PacketVisit]] | None = None,
 ) -> dict[int, dict[str, Derived]]:
     """Block start -> SP/FP-derived registers on entry: a worklist over the blocks in address order, last in first
     out, an unvisited predecessor left out of the join. Outside the blocks a seed packet reaches every state is empty,
     so there a visit only keeps the worklist order (which decides the result where loops carry a derived register).
-    `states_before`, when given, receives packet index -> the registers derived before it, for every packet where
-    some are: what a walk of each block from its entry state (from none if never visited) would see."""
+    `visits`, when given, receives block number -> (packet index, the registers derived before it, its instructions)
+    of every packet where some are and that has instructions (see instructions_of): what a walk of each block from
+    its entry state (from none if never visited) would see."""
     starts, firsts, lasts = cfg.block_starts, cfg.block_first_packets, cfg.block_last_packets
     count = len(starts)
     successors = cfg.block_successors
@@ -974,11 +978,9 @@ def _derived_registers_at_blocks(
     worklist = list(range(count - 1, -1, -1))
     queued = [True] * count
     packets = cfg.packets
-    # block number -> [(packet index, state before it)] of its last visit (a later visit starts from a newer state)
-    visits: dict[int, list[tuple[int, dict[str, Derived]]]] = {}
 
     def walk(number: int, state: dict[str, Derived]) -> dict[str, Derived]:
-        visit = [] if states_before is not None else None
+        visit: list[PacketVisit] | None = [] if visits is not None else None
         index, last = firsts[number], lasts[number]
         while index <= last:
             if not state:  # nothing derived: only a seed packet can change that
@@ -986,14 +988,16 @@ def _derived_registers_at_blocks(
                 if position == len(seed_list) or seed_list[position] > last:
                     break
                 index = seed_list[position]
-            elif visit is not None:
-                visit.append((index, state))
             instructions = packets[index].instructions if instructions_of is None else instructions_of(index)
             if instructions:  # a third of the packets walked have no word that writes, accesses memory or calls
+                if visit is not None and state:
+                    visit.append((index, state, instructions))
                 state = _transfer(instructions, state)
             index += 1
-        if visit is not None:
-            visits[number] = visit
+        if visit:  # the last visit counts: a later visit starts from a newer state
+            visits[number] = visit  # type: ignore[index]
+        elif visits:
+            visits.pop(number, None)
         return state
 
     rounds = 0
@@ -1022,12 +1026,10 @@ def _derived_registers_at_blocks(
             if not queued[successor]:
                 queued[successor] = True
                 worklist.append(successor)
-    if states_before is not None:
+    if visits is not None:
         for number in range(count):
             if entry_states[number] is None and in_region[number]:
                 walk(number, empty)  # never visited (the round limit): a seed in it still derives
-        for visit in visits.values():
-            states_before.update(visit)
     return {starts[number]: state for number, state in enumerate(entry_states) if state is not None}
 
 
