@@ -1735,7 +1735,13 @@ def _quick_flags(word: int) -> int:
         if top in _CR_LOOPS:
             return flags | WORD_LOOP_SETUP
         return flags | WORD_BRANCH if top >> 3 == 1 else flags | WORD_WRITES
-    return -1  # 3 and 4: register-indexed, gp-relative, predicated memory forms
+    group = (word >> 24) & 15
+    if iclass == 3:  # register-indexed loads (groups 0-3, 1010) and stores, store-immediate, memory operations
+        flags |= WORD_MEMORY | WORD_WRITES if group < 4 or group == 0b1010 else WORD_MEMORY
+        return flags | WORD_STACK_MEMORY if base else flags
+    # 4: predicated loads (odd groups) and stores at base+#u6 (groups 0-7, base in bits 20:16), gp-relative ones
+    flags |= WORD_MEMORY | WORD_WRITES if group & 1 else WORD_MEMORY
+    return flags | WORD_STACK_MEMORY if base and group < 8 else flags
 
 
 # _quick_flags for every word of a section at once, lane by lane in C: a word's flags depend on its top byte (ICLASS,
@@ -1799,8 +1805,14 @@ def _flag_tables() -> _FlagTables:
             columns["row_flag"][top] = WORD_LOOP_SETUP
             columns["low"][top] = WORD_BRANCH if nibble == 1 else 0
             columns["row_writes"][top] = 0 if nibble == 1 else 0xFF & ~loops
-        elif iclass in (3, 4):
-            columns["row_slow"][top] = 0xFF
+        elif iclass == 3:
+            columns["low"][top] = WORD_MEMORY
+            columns["high"][top] = 1 if nibble < 4 or nibble == 0b1010 else 0
+            columns["if_base"][top] = WORD_STACK_MEMORY
+        elif iclass == 4:
+            columns["low"][top] = WORD_MEMORY
+            columns["high"][top] = nibble & 1
+            columns["if_base"][top] = WORD_STACK_MEMORY if nibble < 8 else 0
     byte_values = range(256)
     return _FlagTables(
         **{name: bytes(values) for name, values in columns.items()},
