@@ -162,20 +162,24 @@ def build_cfg(
     indexes to (the packet's :endloop markers, its instructions or at least all its jumps, returns and loop set-ups):
     then no packet is read here. None: found here, with
     one pass over the instructions. A PacketRange is kept as it is, not decoded."""
+    ends: list[int] | None
     if isinstance(packets, PacketRange):
-        addresses, ends = packets.addresses, packets.ends
+        addresses = packets.addresses
+        ends = None  # a scan's packets are contiguous: each one ends where the next one starts
+        last_end = packets.scan.packet_addresses[packets.high]
     else:
         packets = tuple(packets)
         addresses = [packet.address for packet in packets]
         ends = [packet.address + packet.size for packet in packets]
+        last_end = ends[-1] if ends else 0
     if start is None:
         start = addresses[0] if packets else 0
     if end is None:
-        end = ends[-1] if packets else start
+        end = last_end if packets else start
     if not packets:
         return FunctionCfg(start, end, (), [], [], [], [], [], (), {})
     scan = _scan(packets, addresses, control)
-    graph = _blocks(addresses, ends, scan)
+    graph = _blocks(addresses, ends, last_end, scan)
     loops, innermost_by_block = _loops(graph) if graph.has_retreating_edge else ((), {})
     cfg = FunctionCfg(
         start,
@@ -296,8 +300,9 @@ class _Graph:
     has_retreating_edge: bool  # an edge to the same or a lower address: without one the graph has no cycle
 
 
-def _blocks(addresses: list[int], packet_ends: list[int], scan: _Scan) -> _Graph:
-    """Blocks, with `:endloop` edges to the loop starts whose set-ups reach them (data flow over blocks)."""
+def _blocks(addresses: list[int], packet_ends: list[int] | None, last_end: int, scan: _Scan) -> _Graph:
+    """Blocks, with `:endloop` edges to the loop starts whose set-ups reach them (data flow over blocks).
+    `packet_ends` None: the packets are contiguous, the last one ends at `last_end`."""
     firsts = sorted(scan.leaders)
     count = scan.count
     block_count = len(firsts)
@@ -343,7 +348,11 @@ def _blocks(addresses: list[int], packet_ends: list[int], scan: _Scan) -> _Graph
                 retreating = True
                 break
     starts = list(map(addresses.__getitem__, firsts))
-    ends = list(map(packet_ends.__getitem__, lasts))
+    if packet_ends is None:  # each block ends where the next one starts
+        ends = starts[1:]
+        ends.append(last_end)
+    else:
+        ends = list(map(packet_ends.__getitem__, lasts))
     return _Graph(starts, ends, firsts, lasts, block_successors, endloop_edges, retreating)
 
 
