@@ -296,6 +296,7 @@ class _Graph:
     first_packets: list[int]
     last_packets: list[int]
     successors: list[list[int]]  # block numbers, in BasicBlock.successors order
+    predecessors: list[list[int]] | None  # built on the way when the function has :endloop packets, else None
     endloop_edges: dict[tuple[int, int], int]
     has_retreating_edge: bool  # an edge to the same or a lower address: without one the graph has no cycle
 
@@ -333,6 +334,7 @@ def _blocks(addresses: list[int], packet_ends: list[int] | None, last_end: int, 
         if successor <= number:  # the fallthrough never is
             retreating = True
     endloop_edges: dict[tuple[int, int], int] = {}
+    predecessors: list[list[int]] | None = None
     if scan.endloops:
         # Loop set-ups inside each block, in order: the last one per loop register is what leaves the block.
         gen: dict[int, dict[int, int]] = {}
@@ -342,7 +344,26 @@ def _blocks(addresses: list[int], packet_ends: list[int] | None, last_end: int, 
             for loop_number, start, stages in scan.setups[index]:
                 block_gen[loop_number] = start
                 stages_by_start[start] = max(stages, stages_by_start.get(start, 0))
-        _add_endloop_edges(scan, gen, number_of_first, block_successors, stages_by_start, endloop_edges)
+        # block number -> its last packet, of the blocks an :endloop packet ends (the packet after it starts the next)
+        endloop_blocks = {number_of_first[last + 1] - 1: last for last in scan.endloops}
+        predecessors = _predecessors(block_successors)
+        single = _single_endloop_starts(
+            scan.endloops, endloop_blocks, gen, number_of_first, block_successors, predecessors
+        )
+        if single is None:  # two loop starts reach one :endloop packet: the data flow orders its edges
+            predecessors = None
+            _add_endloop_edges(
+                scan, gen, endloop_blocks, number_of_first, block_successors, stages_by_start, endloop_edges
+            )
+        else:
+            for number, start in single.items():
+                endloop_edges[(endloop_blocks[number], start)] = stages_by_start.get(start, 0)
+                target = number_of_first[start]
+                if target not in block_successors[number]:
+                    block_successors[number].append(target)  # already among the target's predecessors
+        _add_fallback_endloop_edges(
+            scan, endloop_blocks, number_of_first, block_successors, stages_by_start, endloop_edges, predecessors
+        )
         for last, start in endloop_edges:
             if firsts[bisect_right(firsts, last) - 1] >= start:
                 retreating = True
@@ -353,12 +374,79 @@ def _blocks(addresses: list[int], packet_ends: list[int] | None, last_end: int, 
         ends.append(last_end)
     else:
         ends = list(map(packet_ends.__getitem__, lasts))
-    return _Graph(starts, ends, firsts, lasts, block_successors, endloop_edges, retreating)
+    return _Graph(starts, ends, firsts, lasts, block_successors, predecessors, endloop_edges, retreating)
+
+
+def _single_endloop_starts(
+    endloops: dict[int, frozenset[int]],
+    endloop_blocks: dict[int, int],
+    gen: dict[int, dict[int, int]],
+    number_of_first: dict[int, int],
+    block_successors: list[list[int]],
+    predecessors: list[list[int]],
+) -> dict[int, int] | None:
+    """Block number -> the loop start its :endloop packet returns to (absent: no set-up reaches it), as the data flow
+    of `_add_endloop_edges` finds it; None when two loop starts reach one :endloop packet (then only the data flow
+    knows in which order its edges come). Adds each :endloop edge found to `predecessors`.
+
+    A set-up of loop N reaches an :endloop N packet when a path leads from the set-up's block to the packet through
+    blocks that set up no other loop N (a set-up in the packet's own block is the one that counts): a walk back from
+    each :endloop marker stops at the set-ups of its loop. An :endloop edge found is a new path, so the walks that
+    passed its target go on along it until no new edge turns up. Most blocks are passed by one walk or none (a loop's
+    body back to its set-up), where the data flow visits every block after the first set-up."""
+    walks = []  # (loop number, blocks seen, blocks to see, the :endloop block's found starts)
+    found_by_block: dict[int, set[int]] = {}
+    for number, last in endloop_blocks.items():
+        block_gen = gen.get(number, {})
+        found = found_by_block[number] = set()
+        for loop_number in endloops[last]:
+            own = block_gen.get(loop_number)
+            if own is not None:
+                found.add(own)  # its own set-up replaces whatever reached the block
+            else:
+                walks.append((loop_number, {number}, list(predecessors[number]), found))
+    known: set[tuple[int, int]] = set()
+    while True:
+        for loop_number, seen, stack, found in walks:
+            while stack:
+                number = stack.pop()
+                if number in seen:
+                    continue
+                seen.add(number)
+                block_gen = gen.get(number)
+                if block_gen is not None and loop_number in block_gen:
+                    found.add(block_gen[loop_number])  # the set-up replaces what its loop register held
+                else:
+                    stack += predecessors[number]
+        new_edges: dict[int, list[int]] = {}  # target block -> the :endloop blocks of its new edges
+        for number, found in found_by_block.items():
+            for start in found:
+                if (number, start) not in known:
+                    known.add((number, start))
+                    target = number_of_first[start]
+                    new_edges.setdefault(target, []).append(number)
+                    if target not in block_successors[number] and number not in predecessors[target]:
+                        predecessors[target].append(number)
+        if not new_edges:
+            break
+        for loop_number, seen, stack, _found in walks:
+            for target in seen & new_edges.keys():
+                block_gen = gen.get(target)
+                if block_gen is None or loop_number not in block_gen:  # the walk went on through the target
+                    stack += new_edges[target]
+    single = {}
+    for number, found in found_by_block.items():
+        if len(found) > 1:
+            return None
+        if found:
+            single[number] = found.pop()
+    return single
 
 
 def _add_endloop_edges(
     scan: _Scan,
     gen: dict[int, dict[int, int]],
+    endloop_blocks: dict[int, int],
     number_of_first: dict[int, int],
     block_successors: list[list[int]],
     stages_by_start: dict[int, int],
@@ -381,8 +469,6 @@ def _add_endloop_edges(
             else:
                 keep, value = keep & ~low_bits, (value & ~low_bits) | bit[start]
         gen_masks[number] = (keep, value)
-    # block number -> its last packet, of the blocks an :endloop packet ends (the packet after it starts the next one)
-    endloop_blocks = {number_of_first[last + 1] - 1: last for last in scan.endloops}
     endloops = scan.endloops
     special = endloop_blocks.keys() | gen_masks.keys()
     count = len(block_successors)
@@ -426,10 +512,22 @@ def _add_endloop_edges(
                     dirty[successor] = 1
                     if successor <= number and successor < lowest:
                         lowest = successor  # already passed: the next sweep starts there
-    # An :endloop no set-up reaches (set up by a caller, or only reached through a jump table): nearest set-up above.
+
+
+def _add_fallback_endloop_edges(
+    scan: _Scan,
+    endloop_blocks: dict[int, int],
+    number_of_first: dict[int, int],
+    block_successors: list[list[int]],
+    stages_by_start: dict[int, int],
+    endloop_edges: dict[tuple[int, int], int],
+    predecessors: list[list[int]] | None,
+) -> None:
+    """An :endloop no set-up reaches (set up by a caller, or only reached through a jump table): an edge to the start
+    of the nearest set-up above."""
     sources = {source for source, _start in endloop_edges}
     for number, last in endloop_blocks.items():
-        for loop_number in endloops[last]:
+        for loop_number in scan.endloops[last]:
             start = scan.fallback[last].get(loop_number)
             if start is None or last in sources:
                 continue
@@ -438,6 +536,8 @@ def _add_endloop_edges(
             target = number_of_first[start]
             if target not in block_successors[number]:
                 block_successors[number].append(target)
+                if predecessors is not None:
+                    predecessors[target].append(number)
 
 
 def _loops(graph: _Graph) -> tuple[tuple[Loop, ...], dict[int, int]]:
@@ -448,7 +548,8 @@ def _loops(graph: _Graph) -> tuple[tuple[Loop, ...], dict[int, int]]:
     latches: dict[int, list[int]] = {}  # header -> its latches, in block order (then in successor order)
     for latch, header in back_edges:
         latches.setdefault(header, []).append(latch)
-    predecessors: list[list[int]] = []  # built on the first loop that is more than a self-loop
+    # built with the :endloop edges, else on the first loop that is more than a self-loop
+    predecessors: list[list[int]] = graph.predecessors or []
     bodies: dict[int, set[int]] = {}
     irreducible: set[int] = set()
     for header, header_latches in latches.items():
