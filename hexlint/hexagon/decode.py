@@ -115,14 +115,16 @@ class Packet:
 class _LazyText:
     """Instruction.text of an instruction built by a light decoder (_LIGHT_DECODERS: every field but the text, which
     only --disasm, the tests and a few audit findings read): rendered by the full decoder on first read, then kept in
-    the instruction's field dict. Instructions built with a text keep it in that dict, which this never overrides."""
+    the instruction's field dict (a PC-relative word's, whose dict may be a template, renders it at each read).
+    Instructions built with a text keep it in that dict, which this never overrides."""
 
     def __get__(self, instance: Instruction | None, owner: type | None = None) -> object:
         if instance is None:
             return self
         fields = instance.__dict__
         text = _LIGHT_TEXTS.get(fields["iclass"], _render_text)(instance)  # type: ignore[call-overload]
-        fields["text"] = text
+        if "_packet" not in fields:  # a PC-relative word's dict may be its template too (_light_instruction)
+            fields["text"] = text
         return text
 
 
@@ -2087,8 +2089,8 @@ class CodeScan:
         target = fields.get("target") if setup is None else setup.start  # type: ignore[attr-defined]
         if target is None:
             self.cache.words[key] = fields
-        else:  # the template is a copy: this instruction's dict may get its own text
-            self.cache.relative_words[key] = (dict(fields), (target - packet_address) & _MASK32, None, None)
+        else:  # the template is this instruction's own dict, which keeps no text (_LazyText): copies change it
+            self.cache.relative_words[key] = (fields, (target - packet_address) & _MASK32, None, None)
         return _at(fields, address)
 
     def endloop(self, index: int) -> frozenset[int]:
