@@ -202,7 +202,10 @@ class _Scan:
     """One pass over the packets: successors of the control packets, loop set-ups, leaders, fallback loop starts."""
 
     count: int
-    # control packet index -> static successor packet indexes (jumps, fallthrough); any other packet falls through
+    # control packet index -> the target of its conditional jump, when that and the fallthrough are its successors
+    conditional_jumps: dict[int, int]
+    # any other control packet that ends a block -> static successor packet indexes (jumps, fallthrough); any other
+    # packet falls through
     successors: dict[int, list[int]]
     setups: dict[int, list[tuple[int, int, int]]]  # packet index -> [(loop number, start index, stages)]
     leaders: set[int]
@@ -222,6 +225,7 @@ def _scan(
         control_packets = zip(indexes, map(control.__getitem__, indexes), strict=True)
     else:
         control_packets = ((index, (packets[index].endloop, packets[index].instructions)) for index in control)
+    conditional_jumps: dict[int, int] = {}
     successors: dict[int, list[int]] = {}
     setups: dict[int, list[tuple[int, int, int]]] = {}
     setup_starts = {0}  # with the entry
@@ -257,14 +261,19 @@ def _scan(
         elif falls_through and not targets:
             continue  # a call or a loop set-up alone: falls through to the next packet, leads nothing
         if falls_through and index + 1 < count:
+            if len(targets) == 1:  # most control packets
+                conditional_jumps[index] = targets[0]
+                continue
             targets.append(index + 1)
         successors[index] = targets
     # Leaders: the entry and the loop starts, every jump target, and the packet after each packet that ends a block
     leaders = setup_starts
+    leaders.update(conditional_jumps.values())
+    leaders.update(map((1).__add__, conditional_jumps))
     leaders.update(chain.from_iterable(successors.values()))
     leaders.update(map((1).__add__, successors))
     leaders.discard(count)
-    return _Scan(count, successors, setups, leaders, fallback, endloops)
+    return _Scan(count, conditional_jumps, successors, setups, leaders, fallback, endloops)
 
 
 def _index_of(addresses: list[int], address: int) -> int:
@@ -316,14 +325,15 @@ def _blocks(addresses: list[int], packet_ends: list[int] | None, last_end: int, 
     block_successors = [[number] for number in range(1, block_count)]
     block_successors.append([])
     retreating = False  # an edge to the same or a lower block: a fallthrough never is one
+    for last, target in scan.conditional_jumps.items():  # most block ends: a conditional jump and the fallthrough
+        following = number_of_first[last + 1]
+        successor = number_of_first[target]
+        block_successors[following - 1] = [successor, following] if successor != following else [successor]
+        if successor < following:
+            retreating = True
     for last, targets in scan.successors.items():  # a control packet with successors always ends its block
-        following = last + 1
-        number = number_of_first[following] - 1
-        if len(targets) == 2 and targets[1] == following:  # most control packets: a conditional jump, fallthrough
-            target = targets[0]
-            successor = number_of_first[target]
-            block_successors[number] = [successor] if target == following else [successor, number + 1]
-        elif len(targets) == 1:  # an unconditional jump, or an :endloop packet's fallthrough
+        number = number_of_first[last + 1] - 1
+        if len(targets) == 1:  # an unconditional jump, or an :endloop packet's fallthrough
             successor = number_of_first[targets[0]]
             block_successors[number] = [successor]
         else:
