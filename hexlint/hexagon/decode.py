@@ -1120,8 +1120,9 @@ _DECODERS: tuple[Callable[[int, int, int, int | None], Instruction], ...] = (
 # "_packet" (PC-relative words) say how the full decoder renders the text; loads and stores render theirs from the
 # fields (_LIGHT_TEXTS: the audit reads the text of most stack accesses); "_new_value" marks a new-value jump,
 # whose text names a register of its packet. Only the words the audit reads most are here: jumps (not calls: their
-# text is read), loop set-ups, compare jumps, scalar loads and stores. tests/test_decode_scan.py holds every field and
-# the text to the full decoder.
+# text is read), loop set-ups, compare jumps, scalar loads and stores, and the ALU32/XTYPE register writes the data
+# flow follows (their text is rarely read). tests/test_decode_scan.py holds every field and the text to the full
+# decoder.
 
 
 def _light_j1(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
@@ -1313,6 +1314,106 @@ def _store_text(instruction: Instruction) -> str:
     return f"{instruction.mnemonic}({memory.base}+{hash_sign}{memory.offset}) = {shown}"  # type: ignore[union-attr]
 
 
+def _light_alu32_7(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_alu32_7: transfers, and(rS,#s10), combines with an immediate, conditional adds, other writes."""
+    if word & 0x0F000000 == 0x0F000000:
+        return {"word": word, "iclass": "ALU32", "mnemonic": "nop"}
+    dest = _R[word & 31]
+    conditional = False
+    if word & 0x0FE02000 == 0x00600000:  # rD = rS
+        mnemonic, writes = "tfr", (_write(dest, "copy", _R[(word >> 16) & 31]),)
+    elif word & 0x0F200000 == 0x08000000:  # rD = #s16
+        raw = ((word >> 22) & 3) << 14 | ((word >> 16) & 31) << 9 | (word >> 5) & 0x1FF
+        mnemonic, writes = "tfrsi", (_write(dest, "other", immediate=_imm(raw, 16, 1, True, ext)),)
+    elif word & 0x0FC00000 == 0x06000000:  # rD = and(rS,#s10)
+        value = _imm(((word >> 21) & 1) << 9 | (word >> 5) & 0x1FF, 10, 1, True, ext)
+        mnemonic, writes = "and", (_write(dest, "other", _R[(word >> 16) & 31], value),)
+    elif word & 0x0F402000 == 0x03002000:  # rDD = combine(rS,#s8) / combine(#s8,rS)
+        pair, source = word & 30, _R[(word >> 16) & 31]
+        value = _imm((word >> 5) & 0xFF, 8, 1, True, ext)
+        if word & 0x00200000:
+            writes = (_write(_R[pair + 1], "other", immediate=value), _write(_R[pair], "copy", source))
+        else:
+            writes = (_write(_R[pair + 1], "copy", source), _write(_R[pair], "other", immediate=value))
+        mnemonic = "combine"
+    elif word & 0x0F000000 == 0x04000000:  # if ([!]pU[.new]) rD = add(rS,#s8)
+        source = _R[(word >> 16) & 31]
+        value = _imm((word >> 5) & 0xFF, 8, 1, True, ext)
+        mnemonic, conditional = "add", True
+        writes = (_write(dest, "add_imm", source, value) if value else _write(dest, "copy", source),)
+    else:
+        return _light_undecoded(word, "ALU32", ext)
+    fields: dict[str, object] = {"word": word, "iclass": "ALU32", "mnemonic": mnemonic, "writes": writes}
+    if conditional:
+        fields["conditional"] = True
+    if ext is not None:
+        fields["_ext"] = ext
+    return fields
+
+
+def _light_alu32_b(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_alu32_b: rD = add(rS,#s16)."""
+    value = _imm(((word >> 21) & 0x7F) << 9 | (word >> 5) & 0x1FF, 16, 1, True, ext)
+    writes = (_write(_R[word & 31], "add_imm", _R[(word >> 16) & 31], value),)
+    fields: dict[str, object] = {"word": word, "iclass": "ALU32", "mnemonic": "add", "writes": writes}
+    if ext is not None:
+        fields["_ext"] = ext
+    return fields
+
+
+def _light_alu32_f(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_alu32_f: combines of two registers, add(rS,rT) and sub(rT,rS), other writes."""
+    if word & 0x0FE00000 == 0x0D000000:  # if ([!]pU[.new]) rDD = combine(rS,rT)
+        dest = word & 30
+        writes = (_write(_R[dest | 1], "copy", _R[(word >> 16) & 31]), _write(_R[dest], "copy", _R[(word >> 8) & 31]))
+        fields: dict[str, object] = {"word": word, "iclass": "ALU32", "mnemonic": "combine", "writes": writes,
+                                     "conditional": True}  # fmt: skip
+    elif word & 0x0FE02000 == 0x05000000:  # rDD = combine(rS,rT)
+        dest = word & 31
+        writes = (
+            _write(_R[dest | 1], "copy", _R[(word >> 16) & 31]),
+            _write(_R[dest & ~1], "copy", _R[(word >> 8) & 31]),
+        )
+        fields = {"word": word, "iclass": "ALU32", "mnemonic": "combine", "writes": writes}
+    elif word & 0x0FC00000 == 0x03000000:  # rD = add(rS,rT) / rD = sub(rT,rS)
+        first, second = _R[(word >> 16) & 31], _R[(word >> 8) & 31]
+        if word & 0x00200000:
+            first, second = second, first
+        mnemonic = "sub" if word & 0x00200000 else "add"
+        writes = (_write(_R[word & 31], "other", first, index=second),)
+        fields = {"word": word, "iclass": "ALU32", "mnemonic": mnemonic, "writes": writes}
+    else:
+        return _light_undecoded(word, "ALU32", ext)
+    if ext is not None:
+        fields["_ext"] = ext
+    return fields
+
+
+def _light_xtype(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_xtype: addasl and the words decoded to their writes (double operations: the full decoder)."""
+    nibble = word >> 28
+    if nibble == 0xC and word & 0x0FE02000 == 0x04000000:  # rD = addasl(rT,rS,#u3)
+        write = _write(_R[word & 31], "other", _R[(word >> 8) & 31], index=_R[(word >> 16) & 31])
+        fields: dict[str, object] = {"word": word, "iclass": "XTYPE", "mnemonic": "addasl", "writes": (write,)}
+        if ext is not None:
+            fields["_ext"] = ext
+        return fields
+    if (nibble, (word >> 21) & 127) in _DOUBLE_ROWS:
+        return None
+    return _light_undecoded(word, "XTYPE", ext)
+
+
+def _light_undecoded(word: int, iclass: str, ext: int | None) -> dict[str, object]:
+    """_undecoded: a word decoded to its class and the registers it writes."""
+    writes = _generic_writes(word)
+    fields: dict[str, object] = {"word": word, "iclass": iclass, "mnemonic": ""}
+    if writes:
+        fields["writes"] = writes
+    if ext is not None:
+        fields["_ext"] = ext
+    return fields
+
+
 def _no_light(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
     return None
 
@@ -1330,15 +1431,15 @@ _LIGHT_DECODERS: tuple[Callable[[int, int, int | None], dict[str, object] | None
     _no_light,  # 0100 predicated and gp-relative loads/stores
     _light_j5,
     _light_cr,
-    _no_light,  # 0111 ALU32
-    _no_light,  # 1000 XTYPE
+    _light_alu32_7,
+    _light_xtype,  # 1000
     _light_ld,
     _light_st,
-    _no_light,  # 1011 add(rS,#s16)
-    _no_light,
-    _no_light,
-    _no_light,
-    _no_light,  # 1111 ALU32
+    _light_alu32_b,  # 1011 add(rS,#s16)
+    _light_xtype,  # 1100
+    _light_xtype,  # 1101
+    _light_xtype,  # 1110
+    _light_alu32_f,
 )
 
 
