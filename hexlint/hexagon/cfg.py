@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 ControlPacket = tuple[frozenset[int], "Sequence[Instruction]"]
 
 _T = TypeVar("_T")
+_new = object.__new__
+_set = object.__setattr__
 
 
 def frozen_instance(cls: type[_T], fields: dict[str, Any]) -> _T:
@@ -575,23 +577,34 @@ def _loops(graph: _Graph) -> tuple[tuple[Loop, ...], dict[int, int]]:
     kinds = _loop_kinds(latches, graph)
     parents, depths = _nest(bodies) if irreducible else _nest_reducible(bodies)
     starts, ends = graph.starts, graph.ends
-    loops = [
-        frozen_instance(
-            Loop,
+    loops = []
+    for header, body in bodies.items():
+        start = starts[header]
+        if len(body) == 1:  # a self-loop
+            blocks, low, high = frozenset((start,)), start, ends[header]
+        else:
+            blocks, low, high = frozenset(map(starts.__getitem__, body)), starts[min(body)], ends[max(body)]
+        header_latches = latches[header]
+        parent = parents[header]
+        loop = _new(Loop)  # frozen_instance inlined: ~1.3k loops a library
+        _set(
+            loop,
+            "__dict__",
             {
-                "header": starts[header],
-                "blocks": frozenset(map(starts.__getitem__, body)),
-                "latches": tuple(map(starts.__getitem__, latches[header])),
+                "header": start,
+                "blocks": blocks,
+                "latches": (starts[header_latches[0]],)
+                if len(header_latches) == 1
+                else tuple(map(starts.__getitem__, header_latches)),
                 "kind": kinds[header],
                 "depth": depths[header],
-                "parent": None if parents[header] is None else starts[parents[header]],
+                "parent": None if parent is None else starts[parent],
                 "irreducible": header in irreducible,
-                "low": starts[min(body)],
-                "high": ends[max(body)],
+                "low": low,
+                "high": high,
             },
         )
-        for header, body in bodies.items()
-    ]
+        loops.append(loop)
     loops.sort(key=lambda loop: (loop.depth, loop.header))
     innermost_by_block: dict[int, int] = {}
     for loop in loops:  # an inner loop overwrites its blocks (of two as deep, the higher header)
@@ -701,23 +714,17 @@ def _loop_kinds(latches: dict[int, list[int]], graph: _Graph) -> dict[int, str]:
 def _nest(bodies: dict[int, set[int]]) -> tuple[dict[int, int | None], dict[int, int]]:
     """Parent = the smallest other loop whose blocks include this loop's blocks (ties: the lowest header)."""
     order = {header: (-len(body), header) for header, body in bodies.items()}  # larger loops first
-    size_order = {header: (len(body), header) for header, body in bodies.items()}  # smaller loops first
-    holders: dict[int, list[int]] = {header: [] for header in bodies}  # loop header -> the loops holding it
     headers = set(bodies)
-    for outer, body in bodies.items():
-        for number in body & headers:  # the few loop headers in its body
-            holders[number].append(outer)
-    parents: dict[int, int | None] = {}
+    parents: dict[int, int | None] = dict.fromkeys(bodies)
+    # smaller loops first: the first loop found to hold another one is its parent
+    for outer in sorted(bodies, key=lambda header: (len(bodies[header]), header)):
+        outer_body, outer_rank = bodies[outer], order[outer]
+        for header in outer_body & headers:  # the few loop headers in its body
+            if parents[header] is None and outer_rank < order[header] and bodies[header] <= outer_body:
+                parents[header] = outer
     depths: dict[int, int] = {}
     for header in sorted(bodies, key=order.__getitem__):  # a parent's depth is known before its children's
-        candidates = holders[header]
-        parent = None
-        if len(candidates) > 1:  # not only the loop itself
-            body, rank = bodies[header], order[header]
-            enclosing = [outer for outer in candidates if order[outer] < rank and body <= bodies[outer]]
-            if enclosing:
-                parent = min(enclosing, key=size_order.__getitem__)
-        parents[header] = parent
+        parent = parents[header]
         depths[header] = depths[parent] + 1 if parent is not None else 1
     return parents, depths
 
