@@ -1115,14 +1115,13 @@ _DECODERS: tuple[Callable[[int, int, int, int | None], Instruction], ...] = (
 
 # ---------------------------------------------------------------------------------------------------------------------
 # light decoders: (word, packet address, extender or None) -> the field dict the full decoder gives the word, without
-# "text" (see _LazyText), or None where the full decoder must run (every other word). The hidden
-# entries "_ext" (only when extended: a dict of at most five entries is the smallest, cheapest to make and free) and
-# "_packet" (PC-relative words) say how the full decoder renders the text; loads and stores render theirs from the
-# fields (_LIGHT_TEXTS: the audit reads the text of most stack accesses); "_new_value" marks a new-value jump,
-# whose text names a register of its packet. Only the words the audit reads most are here: jumps (not calls: their
-# text is read), loop set-ups, compare jumps, scalar loads and stores, and the ALU32/XTYPE register writes the data
-# flow follows (their text is rarely read). tests/test_decode_scan.py holds every field and the text to the full
-# decoder.
+# "text" (see _LazyText), or None where the full decoder must run (every other word). The hidden entries "_ext" (only
+# when extended: a dict of at most five entries is the smallest, cheapest to make and free) and "_packet" (PC-relative
+# words) say how the full decoder renders the text; loads, stores and calls render theirs from the fields
+# (_LIGHT_TEXTS: the audit reads the text of most stack accesses and of every call); "_new_value" marks a new-value
+# jump, whose text names a register of its packet. Only the words the audit reads most are here: jumps and calls, loop
+# set-ups, compare jumps, scalar loads and stores, and the ALU32/XTYPE register writes the data flow follows (their
+# text is rarely read). tests/test_decode_scan.py holds every field and the text to the full decoder.
 
 
 def _light_j1(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
@@ -1190,19 +1189,30 @@ def _light_vmem(word: int, ext: int | None) -> dict[str, object] | None:
 
 
 def _light_j5(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
-    """_decode_j5: jump #r22:2 and if ([!]pU[.new]) jump #r15:2 (the audit reads the text of calls)."""
+    """_decode_j5: jump/call #r22:2 and if ([!]pU[.new]) jump/call #r15:2 (a call's text: _branch_text)."""
     group = (word >> 25) & 7
-    if group == 4:
+    if group == 4 or group == 5:
         raw = ((word >> 16) & 0x1FF) << 13 | (word >> 1) & 0x1FFF
         target = (packet + _imm(raw, 22, 4, True, ext)) & _MASK32
-        return {"word": word, "iclass": "J", "mnemonic": "jump", "branch": "jump", "target": target, "_ext": ext,
+        kind = "call" if group == 5 else "jump"
+        return {"word": word, "iclass": "J", "mnemonic": kind, "branch": kind, "target": target, "_ext": ext,
                 "_packet": packet}  # fmt: skip
-    if group == 6 and not word & 0x01000000:
+    if group == 6:
         raw = ((word >> 22) & 3) << 13 | ((word >> 16) & 0x1F) << 8 | ((word >> 13) & 1) << 7 | (word >> 1) & 0x7F
         target = (packet + _imm(raw, 15, 4, True, ext)) & _MASK32
-        return {"word": word, "iclass": "J", "mnemonic": "jump", "branch": "jump", "target": target,
+        kind = "call" if word & 0x01000000 else "jump"
+        return {"word": word, "iclass": "J", "mnemonic": kind, "branch": kind, "target": target,
                 "conditional": True, "_ext": ext, "_packet": packet}  # fmt: skip
     return None
+
+
+def _branch_text(instruction: Instruction) -> str:
+    """The full decoder's text of a light call (the audit reads every call's), else _render_text's."""
+    if instruction.branch != "call":
+        return _render_text(instruction)
+    word = instruction.word
+    cond = _cond_text((word >> 8) & 3, bool(word & 0x00200000), False) if instruction.conditional else ""
+    return f"{cond}call 0x{instruction.target:x}"
 
 
 def _light_cr(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
@@ -1420,7 +1430,7 @@ def _no_light(word: int, packet: int, ext: int | None) -> dict[str, object] | No
 
 # the renderers of light decodings by class (any other class: _render_text); a light LD or ST is a scalar load or
 # store of _light_ld/_light_st, every other load or store keeps its text: their dicts need no entry naming it
-_LIGHT_TEXTS: dict[str, Callable[[Instruction], str]] = {"LD": _load_text, "ST": _store_text}
+_LIGHT_TEXTS: dict[str, Callable[[Instruction], str]] = {"LD": _load_text, "ST": _store_text, "J": _branch_text}
 
 
 _LIGHT_DECODERS: tuple[Callable[[int, int, int | None], dict[str, object] | None], ...] = (
