@@ -235,6 +235,15 @@ def _scan(
     endloops: dict[int, frozenset[int]] = {}
     last_setup: dict[int, int] = {}
     for index, (endloop, instructions) in control_packets:  # any other packet falls through, leads nothing
+        if len(instructions) == 1 and not endloop:  # most control packets: one conditional jump
+            instruction = instructions[0]
+            if instruction.branch == "jump" and instruction.conditional and index + 1 < count:
+                address = instruction.target
+                if address is not None:
+                    target = bisect_left(addresses, address)
+                    if target < count and addresses[target] == address:  # else outside: falls through, ends nothing
+                        conditional_jumps[index] = target
+                continue
         targets: list[int] = []
         falls_through = True
         for instruction in instructions:
