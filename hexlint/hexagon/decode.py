@@ -1174,7 +1174,9 @@ def _light_vmem(word: int, ext: int | None) -> dict[str, object] | None:
     base = _R[(word >> 16) & 31]
     if group == 0:
         offset = _signed(((word >> 13) & 1) << 3 | (word >> 8) & 7, 4) * 128
-        access = _memory(base, offset, store, True, 128, False, _V[word & 31], None)
+        access = _MEMORY_ACCESSES.get((base, offset, store, True, 128, False, _V[word & 31], None))  # _memory inlined
+        if access is None:
+            access = _memory(base, offset, store, True, 128, False, _V[word & 31], None)
         fields = {"word": word, "iclass": "HVX", "mnemonic": mnemonic, "memory": access, "is_hvx": True}
     else:
         increment = _signed((word >> 8) & 7, 3) * 128 if group == 1 else None
@@ -1255,7 +1257,9 @@ def _light_ld(word: int, packet: int, ext: int | None) -> dict[str, object] | No
             return None
         raw = mode << 9 | (word >> 5) & 0x1FF
         offset = (raw - 2048 if raw & 0x400 else raw) * size if ext is None else _imm(raw, 11, size, True, ext)
-        memory = _memory(base, offset, False, False, size, False, register, None)
+        memory = _MEMORY_ACCESSES.get((base, offset, False, False, size, False, register, None))  # _memory inlined
+        if memory is None:
+            memory = _memory(base, offset, False, False, size, False, register, None)
         fields = {"word": word, "iclass": "LD", "mnemonic": mnemonic, "memory": memory,
                   "writes": _OTHER_WRITES_BY_NAME[register]}  # fmt: skip
     else:
@@ -1287,7 +1291,9 @@ def _light_st(word: int, packet: int, ext: int | None) -> dict[str, object] | No
     if not word & 0x08000000:
         raw = mode << 9 | ((word >> 13) & 1) << 8 | (word & 0xFF)
         offset = (raw - 2048 if raw & 0x400 else raw) * size if ext is None else _imm(raw, 11, size, True, ext)
-        memory = _memory(base, offset, True, False, size, False, register, None)
+        memory = _MEMORY_ACCESSES.get((base, offset, True, False, size, False, register, None))  # _memory inlined
+        if memory is None:
+            memory = _memory(base, offset, True, False, size, False, register, None)
         fields = {"word": word, "iclass": "ST", "mnemonic": mnemonic, "memory": memory}
     else:
         if mode != 1 or word & 0x80:  # circular, absolute-set, register-modified, bit-reversed, indexed forms
@@ -2357,7 +2363,7 @@ class PacketRange(Sequence[Packet]):
                             result.append(instruction)
                             continue
                         closed = scan.packet(packet) is None  # the word needs its packet (see instructions_with)
-                    elif "target" in fields or "loop_setup" in fields or "_new_value" in fields:
+                    elif "_packet" in fields:  # PC-relative, a loop set-up or a new-value jump
                         result.append(scan._light_instruction(fields, word, packet, packet_address, address))
                         continue
                     else:
@@ -2433,7 +2439,7 @@ class PacketRange(Sequence[Packet]):
                     continue
                 fields = light_decoders[word >> 28](word, packet_address, None)
                 if fields is not None:  # first_decoding inlined for a light word: most first decodings are
-                    if "target" in fields or "loop_setup" in fields or "_new_value" in fields:
+                    if "_packet" in fields:  # PC-relative, a loop set-up or a new-value jump: their packet counts
                         append((position, light_instruction(fields, word, packet, packet_address, address)))
                         continue
                     templates[word] = fields
