@@ -327,8 +327,7 @@ def _blocks(addresses: list[int], packet_ends: list[int] | None, last_end: int, 
     firsts = sorted(scan.leaders)
     count = scan.count
     block_count = len(firsts)
-    lasts = list(map((-1).__add__, firsts))  # each block ends before the next one starts
-    del lasts[0]
+    lasts = [following - 1 for following in firsts[1:]]  # each block ends before the next one starts
     lasts.append(count - 1)
     number_of_first = dict(zip(firsts, range(block_count), strict=True))
     number_of_first[count] = block_count  # after the last packet: the block after the last one
@@ -574,7 +573,7 @@ def _loops(graph: _Graph) -> tuple[tuple[Loop, ...], dict[int, int]]:
     bodies: dict[int, set[int]] = {}
     irreducible: set[int] = set()
     for header, header_latches in latches.items():
-        if header_latches == [header]:
+        if len(header_latches) == 1 and header_latches[0] == header:
             bodies[header] = {header}  # a self-loop: most loops
             continue
         if not predecessors:
@@ -592,7 +591,8 @@ def _loops(graph: _Graph) -> tuple[tuple[Loop, ...], dict[int, int]]:
         if len(body) == 1:  # a self-loop
             blocks, low, high = frozenset((start,)), start, ends[header]
         else:
-            blocks, low, high = frozenset(map(starts.__getitem__, body)), starts[min(body)], ends[max(body)]
+            ordered = sorted(body)  # faster than min() and max(): sorting ints compares them without rich compares
+            blocks, low, high = frozenset(map(starts.__getitem__, ordered)), starts[ordered[0]], ends[ordered[-1]]
         header_latches = latches[header]
         parent = parents[header]
         loop = _new(Loop)  # frozen_instance inlined: ~1.3k loops a library
@@ -617,7 +617,10 @@ def _loops(graph: _Graph) -> tuple[tuple[Loop, ...], dict[int, int]]:
     loops.sort(key=lambda loop: (loop.depth, loop.header))
     innermost_by_block: dict[int, int] = {}
     for loop in loops:  # an inner loop overwrites its blocks (of two as deep, the higher header)
-        innermost_by_block.update(dict.fromkeys(loop.blocks, loop.header))
+        if len(loop.blocks) == 1:  # a self-loop: its block is its header
+            innermost_by_block[loop.header] = loop.header
+        else:
+            innermost_by_block.update(dict.fromkeys(loop.blocks, loop.header))
     return tuple(loops), innermost_by_block
 
 
