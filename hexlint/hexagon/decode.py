@@ -1497,7 +1497,13 @@ _DUPLEX_GROUPS = (
 
 
 def _sub(address: int, word: int, mnemonic: str, text: str, iclass: str, **fields: object) -> Instruction:
-    return _instruction(address, word, iclass, mnemonic, text, is_duplex_half=True, **fields)  # type: ignore[arg-type]
+    """A duplex half: _instruction(..., is_duplex_half=True, **fields) without a second keyword dict."""
+    fields["word"] = word
+    fields["iclass"] = iclass
+    fields["mnemonic"] = mnemonic
+    fields["text"] = text
+    fields["is_duplex_half"] = True
+    return _at(fields, address)
 
 
 def _sub_load(address: int, word: int, mnemonic: str, size: int, dest: str, base: str, offset: int) -> Instruction:
