@@ -33,7 +33,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, compress, islice
-from operator import attrgetter, eq, lt
+from operator import add, attrgetter, eq, lt
 from typing import TYPE_CHECKING, Any
 
 from hexlint.hexagon.cfg import FunctionCfg, build_cfg, frozen_instance
@@ -860,18 +860,19 @@ def _cluster_reason(
 ) -> str | None:
     if predicated_store:
         return PREDICATED_STORE
-    if only_stores and call_blocks and all(_before_a_call(accesses[position], call_blocks) for position in cluster):
-        return CALL_ARGUMENT
+    if only_stores and call_blocks:
+        call_addresses = [address for _, address in call_blocks]  # bisected without a key function
+        if all(_stored_before_a_call(accesses[p].packet_address, call_blocks, call_addresses) for p in cluster):
+            return CALL_ARGUMENT
     return None
 
 
-def _before_a_call(access: StackAccess, call_blocks: Sequence[tuple[int, int]]) -> bool:
-    return _stored_before_a_call(access.packet_address, call_blocks)
-
-
-def _stored_before_a_call(packet_address: int, call_blocks: Sequence[tuple[int, int]]) -> bool:
-    """A call at or after `packet_address` in the same basic block (call_blocks sorted by call address)."""
-    position = bisect_left(call_blocks, packet_address, key=lambda item: item[1])
+def _stored_before_a_call(
+    packet_address: int, call_blocks: Sequence[tuple[int, int]], call_addresses: Sequence[int]
+) -> bool:
+    """A call at or after `packet_address` in the same basic block (call_blocks sorted by call address;
+    call_addresses: their call packet addresses)."""
+    position = bisect_left(call_addresses, packet_address)
     if position == len(call_blocks):
         return False
     block_start, _ = call_blocks[position]
@@ -1145,39 +1146,36 @@ def _loop_audits(
     """Counts per loop, each loop including its nested loops (the function total counts innermost loops only)."""
     if not cfg.loops:
         return ()
-    chains: dict[int, tuple[int, ...]] = {}
-    for loop in cfg.loops:  # outer loops first: a parent's chain is known before its children's
-        chains[loop.header] = (loop.header, *chains[loop.parent]) if loop.parent is not None else (loop.header,)
+    # each loop's own counts and slots first (its innermost accesses), then added to its enclosing loops
     counts = {loop.header: [0] * 8 for loop in cfg.loops}
     stored: dict[int, set] = {loop.header: set() for loop in cfg.loops}
     reloaded: dict[int, set] = {loop.header: set() for loop in cfg.loops}
     for access in accesses:
-        if access.loop is None:
+        loop = access.loop
+        if loop is None:
             continue
         if access.slot is None or access.buffer_reason is not None:  # not is_spill (inline: ~10k accesses)
-            for header in chains[access.loop]:
-                counts[header][_ARRAY] += 1
-            continue
-        if access.is_vector:
-            slot = _VECTOR_STORES if access.is_store else _VECTOR_RELOADS
+            counts[loop][_ARRAY] += 1
+        elif access.is_store:
+            counts[loop][_VECTOR_STORES if access.is_vector else _SCALAR_STORES] += 1
+            stored[loop].add(access.slot)
         else:
-            slot = _SCALAR_STORES if access.is_store else _SCALAR_RELOADS
-        slots = stored if access.is_store else reloaded
-        for header in chains[access.loop]:
-            counts[header][slot] += 1
-            slots[header].add(access.slot)
+            counts[loop][_VECTOR_RELOADS if access.is_vector else _SCALAR_RELOADS] += 1
+            reloaded[loop].add(access.slot)
     for call in calls:
-        if call.loop is None:
-            continue
-        for header in chains[call.loop]:
-            count = counts[header]
+        if call.loop is not None:
+            count = counts[call.loop]
             count[_CALLS] += 1
             count[_DIVISIONS] += call.is_division
             count[_PROMOTIONS] += call.is_promotion
     for operation in doubles:
         if operation.loop is not None:
-            for header in chains[operation.loop]:
-                counts[header][_PROMOTIONS] += 1
+            counts[operation.loop][_PROMOTIONS] += 1
+    for loop in reversed(cfg.loops):  # outer loops come first: a loop's nested loops are added into it before it
+        if loop.parent is not None:
+            counts[loop.parent] = list(map(add, counts[loop.parent], counts[loop.header]))
+            stored[loop.parent] |= stored[loop.header]
+            reloaded[loop.parent] |= reloaded[loop.header]
     return tuple(
         frozen_instance(
             LoopAudit,
