@@ -624,6 +624,9 @@ def _loops(graph: _Graph) -> tuple[tuple[Loop, ...], dict[int, int]]:
     return tuple(loops), innermost_by_block
 
 
+_NOT_SEEN, _ON_STACK = -1, -2  # a block's state in the search before it finishes
+
+
 def _depth_first_search(successors: list[list[int]]) -> tuple[list[tuple[int, int]], list[bool], list[int]]:
     """Depth-first from the entry, then from every block not yet seen (such as jump-table targets), lowest first:
     the back edges (latch, header) in latch order, then successor order (an edge to a block still on the search
@@ -631,32 +634,33 @@ def _depth_first_search(successors: list[list[int]]) -> tuple[list[tuple[int, in
     root), and each block's finishing number (a block comes after another in reverse postorder exactly when it
     finishes first)."""
     count = len(successors)
-    state = bytearray(count)  # 0: not seen, 1: on the search stack, 2: finished
+    not_seen, on_stack = _NOT_SEEN, _ON_STACK
+    finish = [not_seen] * count  # or on_stack, or the finishing number: one list read per edge tells all three
     is_root = [False] * count
-    finish = [0] * count
     finished = 0
     back_edges = []
     root = 0
-    while root >= 0:
-        state[root] = 1
+    while True:
+        finish[root] = on_stack
         is_root[root] = True
         stack = [(root, iter(successors[root]))]
         while stack:
             node, children = stack[-1]
             for child in children:
-                child_state = state[child]
-                if not child_state:
-                    state[child] = 1
+                child_finish = finish[child]
+                if child_finish == not_seen:
+                    finish[child] = on_stack
                     stack.append((child, iter(successors[child])))
                     break
-                if child_state == 1:
+                if child_finish == on_stack:
                     back_edges.append((node, child))
             else:
-                state[node] = 2
                 finish[node] = finished
                 finished += 1
                 stack.pop()
-        root = state.find(0, root)
+        if finished == count:
+            break
+        root = finish.index(not_seen, root)
     back_edges.sort(key=_latch)  # stable: a latch's edges stay in successor order
     return back_edges, is_root, finish
 
