@@ -2442,7 +2442,17 @@ class PacketRange(Sequence[Packet]):
                     continue
                 relative = get_relative(word)
                 if relative is not None:
-                    append((position, _relative_at(*relative, packet_address, address)))
+                    fields = relative[0]
+                    if relative[2] is None and "loop_setup" not in fields:  # a light jump or call: _relative_at inlined
+                        fields = fields.copy()
+                        fields["_packet"] = packet_address
+                        fields["target"] = (packet_address + relative[1]) & _MASK32
+                        instruction = new(instruction_class)
+                        set_attributes(instruction, "__dict__", fields)
+                        set_address(instruction, address)
+                        append((position, instruction))
+                    else:
+                        append((position, _relative_at(*relative, packet_address, address)))
                     continue
                 fields = light_decoders[word >> 28](word, packet_address, None)
                 if fields is not None:  # first_decoding inlined for a light word: most first decodings are
