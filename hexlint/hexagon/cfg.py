@@ -201,7 +201,7 @@ def build_cfg(
 
 @record
 class _Scan:
-    """One pass over the packets: successors of the control packets, loop set-ups, leaders, fallback loop starts."""
+    """One pass over the packets: successors of the control packets, loop set-ups, leaders, :endloop markers."""
 
     count: int
     # control packet index -> the target of its conditional jump, when that and the fallthrough are its successors
@@ -211,7 +211,6 @@ class _Scan:
     successors: dict[int, list[int]]
     setups: dict[int, list[tuple[int, int, int]]]  # packet index -> [(loop number, start index, stages)]
     leaders: set[int]
-    fallback: dict[int, dict[int, int]]  # endloop packet index -> loop number -> nearest set-up's start index
     endloops: dict[int, frozenset[int]]  # packet index -> its :endloop markers
 
 
@@ -231,9 +230,7 @@ def _scan(
     successors: dict[int, list[int]] = {}
     setups: dict[int, list[tuple[int, int, int]]] = {}
     setup_starts = {0}  # with the entry
-    fallback: dict[int, dict[int, int]] = {}
     endloops: dict[int, frozenset[int]] = {}
-    last_setup: dict[int, int] = {}
     for index, (endloop, instructions) in control_packets:  # any other packet falls through, leads nothing
         if len(instructions) == 1 and not endloop:  # most control packets: one conditional jump
             instruction = instructions[0]
@@ -262,13 +259,11 @@ def _scan(
                     start = _index_of(addresses, setup.start)
                     if start >= 0:
                         setups.setdefault(index, []).append((setup.loop, start, setup.pipelined_stages))
-                        last_setup[setup.loop] = start
                         setup_starts.add(start)
             elif (branch == "jumpr" or branch == "return") and not instruction.conditional:
                 falls_through = False
         if endloop:
             endloops[index] = endloop
-            fallback[index] = {n: last_setup[n] for n in endloop if n in last_setup}
         elif falls_through and not targets:
             continue  # a call or a loop set-up alone: falls through to the next packet, leads nothing
         if falls_through and index + 1 < count:
@@ -284,7 +279,7 @@ def _scan(
     leaders.update(chain.from_iterable(successors.values()))
     leaders.update(map((1).__add__, successors))
     leaders.discard(count)
-    return _Scan(count, conditional_jumps, successors, setups, leaders, fallback, endloops)
+    return _Scan(count, conditional_jumps, successors, setups, leaders, endloops)
 
 
 def _index_of(addresses: list[int], address: int) -> int:
@@ -546,9 +541,12 @@ def _add_fallback_endloop_edges(
     """An :endloop no set-up reaches (set up by a caller, or only reached through a jump table): an edge to the start
     of the nearest set-up above."""
     sources = {source for source, _start in endloop_edges}
+    setup_indexes = list(scan.setups)  # ascending
     for number, last in endloop_blocks.items():
+        if last in sources:
+            continue
         for loop_number in scan.endloops[last]:
-            start = scan.fallback[last].get(loop_number)
+            start = _nearest_setup_start(scan.setups, setup_indexes, last, loop_number)
             if start is None or last in sources:
                 continue
             endloop_edges[(last, start)] = stages_by_start.get(start, 0)
@@ -558,6 +556,17 @@ def _add_fallback_endloop_edges(
                 block_successors[number].append(target)
                 if predecessors is not None:
                     predecessors[target].append(number)
+
+
+def _nearest_setup_start(
+    setups: dict[int, list[tuple[int, int, int]]], setup_indexes: list[int], last: int, loop_number: int
+) -> int | None:
+    """Start of the last set-up of loop `loop_number` in a packet at or before packet `last` (None: no such set-up)."""
+    for position in range(bisect_right(setup_indexes, last) - 1, -1, -1):
+        for setup_loop, start, _stages in reversed(setups[setup_indexes[position]]):
+            if setup_loop == loop_number:
+                return start
+    return None
 
 
 def _loops(graph: _Graph) -> tuple[tuple[Loop, ...], dict[int, int]]:
