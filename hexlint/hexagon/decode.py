@@ -1121,7 +1121,8 @@ _DECODERS: tuple[Callable[[int, int, int, int | None], Instruction], ...] = (
 # (_LIGHT_TEXTS: the audit reads the text of most stack accesses and of every call); "_new_value" marks a new-value
 # jump, whose text names a register of its packet. Only the words the audit reads most are here: jumps and calls, loop
 # set-ups, compare jumps, scalar loads and stores, and the ALU32/XTYPE register writes the data flow follows (their
-# text is rarely read). tests/test_decode_scan.py holds every field and the text to the full decoder.
+# text is rarely read). tests/test_decode_scan.py holds every field and the text to the full decoder. An unextended
+# branch distance is sign-extended inline, (raw - 2 * (raw & sign bit)) * 4: _imm's call costs more than the decoding.
 
 
 def _light_j1(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
@@ -1129,7 +1130,7 @@ def _light_j1(word: int, packet: int, ext: int | None) -> dict[str, object] | No
     if word & 0x08000000:
         return {"word": word, "iclass": "HVX", "mnemonic": "", "is_hvx": True, "_ext": ext}
     raw = ((word >> 20) & 3) << 7 | (word >> 1) & 0x7F
-    target = (packet + _imm(raw, 9, 4, True, ext)) & _MASK32
+    target = (packet + ((raw - ((raw & 0x100) << 1)) << 2 if ext is None else _imm(raw, 9, 4, True, ext))) & _MASK32
     fields: dict[str, object] = {"word": word, "iclass": "J", "mnemonic": "jump", "branch": "jump", "target": target}
     op = (word >> 24) & 15
     if op == 6:  # rD = #u6 ; jump
@@ -1147,7 +1148,7 @@ def _light_j2(word: int, packet: int, ext: int | None) -> dict[str, object] | No
     if word & 0x08000000:
         return _light_vmem(word, ext)
     raw = ((word >> 20) & 3) << 7 | (word >> 1) & 0x7F
-    target = (packet + _imm(raw, 9, 4, True, ext)) & _MASK32
+    target = (packet + ((raw - ((raw & 0x100) << 1)) << 2 if ext is None else _imm(raw, 9, 4, True, ext))) & _MASK32
     return {
         "word": word,
         "iclass": "J",
@@ -1195,13 +1196,15 @@ def _light_j5(word: int, packet: int, ext: int | None) -> dict[str, object] | No
     group = (word >> 25) & 7
     if group == 4 or group == 5:
         raw = ((word >> 16) & 0x1FF) << 13 | (word >> 1) & 0x1FFF
-        target = (packet + _imm(raw, 22, 4, True, ext)) & _MASK32
+        target = packet + ((raw - ((raw & 0x200000) << 1)) << 2 if ext is None else _imm(raw, 22, 4, True, ext))
+        target &= _MASK32
         kind = "call" if group == 5 else "jump"
         return {"word": word, "iclass": "J", "mnemonic": kind, "branch": kind, "target": target, "_ext": ext,
                 "_packet": packet}  # fmt: skip
     if group == 6:
         raw = ((word >> 22) & 3) << 13 | ((word >> 16) & 0x1F) << 8 | ((word >> 13) & 1) << 7 | (word >> 1) & 0x7F
-        target = (packet + _imm(raw, 15, 4, True, ext)) & _MASK32
+        target = packet + ((raw - ((raw & 0x4000) << 1)) << 2 if ext is None else _imm(raw, 15, 4, True, ext))
+        target &= _MASK32
         kind = "call" if word & 0x01000000 else "jump"
         return {"word": word, "iclass": "J", "mnemonic": kind, "branch": kind, "target": target,
                 "conditional": True, "_ext": ext, "_packet": packet}  # fmt: skip
@@ -1222,7 +1225,8 @@ def _light_cr(word: int, packet: int, ext: int | None) -> dict[str, object] | No
     top = (word >> 21) & 127
     if top >> 3 == 0b0001:  # if (rS op #0) jump #r13:2
         raw = ((word >> 21) & 1) << 12 | ((word >> 13) & 1) << 11 | (word >> 1) & 0x7FF
-        target = (packet + _imm(raw, 13, 4, True, ext)) & _MASK32
+        target = packet + ((raw - ((raw & 0x1000) << 1)) << 2 if ext is None else _imm(raw, 13, 4, True, ext))
+        target &= _MASK32
         return {"word": word, "iclass": "J", "mnemonic": "jump", "branch": "jump", "target": target,
                 "conditional": True, "_ext": ext, "_packet": packet}  # fmt: skip
     if top in _CR_LOOPS:
