@@ -2195,6 +2195,12 @@ class CodeScan:
             if words[index] >= 0x10000000:  # not an extender
                 distance -= 1
                 if distance == 0:
+                    word = words[index]
+                    # as word_instructions: a word seen before, no extender before it, its packet not decoded
+                    if word & 0xC000 and (index == first or words[index - 1] >= 0x10000000):
+                        fields = self.cache.words.get(word)
+                        if fields is not None and packet_index not in self._opened:
+                            return _at(fields, base + (index << 2))
                     return self.word_instructions(index, packet_index)[0]
                 if distance < 0:
                     break
@@ -2364,7 +2370,12 @@ class PacketRange(Sequence[Packet]):
             # as instructions_with: no extender before it, its packet not decoded
             if closed and word & 0xC000 and (index == first or words[index - 1] >= 0x10000000):
                 fields = templates.get(word)
-                if fields is None and word not in scan.cache.relative_words:
+                relative = None if fields is not None else scan.cache.relative_words.get(word)
+                if relative is not None and relative[2] is None and "loop_setup" not in relative[0]:
+                    fields = relative[0].copy()  # a light jump or call seen before: _relative_at inlined
+                    fields["_packet"] = packet_address
+                    fields["target"] = (packet_address + relative[1]) & _MASK32
+                elif fields is None and relative is None:
                     address = base + (index << 2)
                     fields = _LIGHT_DECODERS[word >> 28](word, packet_address, None)
                     if fields is None:
