@@ -1511,15 +1511,11 @@ def _sub(address: int, word: int, mnemonic: str, text: str, iclass: str, **field
 
 
 def _sub_load(address: int, word: int, mnemonic: str, size: int, dest: str, base: str, offset: int) -> Instruction:
-    return _sub(
-        address,
-        word,
-        mnemonic,
-        f"{dest} = {mnemonic}({base}+#{offset})",
-        "LD",
-        memory=_memory(base, offset, False, False, size, register=dest),
-        writes=_writes_other(dest),
-    )
+    memory = _MEMORY_ACCESSES.get((base, offset, False, False, size, False, dest, None))  # _memory inlined
+    if memory is None:
+        memory = _memory(base, offset, False, False, size, register=dest)
+    text = f"{dest} = {mnemonic}({base}+#{offset})"
+    return _sub(address, word, mnemonic, text, "LD", memory=memory, writes=_OTHER_WRITES_BY_NAME[dest])
 
 
 def _sub_store(address: int, word: int, mnemonic: str, size: int, data: str, base: str, offset: int) -> Instruction:
@@ -2816,5 +2812,5 @@ def _decode_duplex_cached(
         decoded = _decode_duplex(word, address, ext)
     except Exception:  # as above
         decoded = (_unknown(word, address, "UNKNOWN"),)
-    templates[key] = tuple(half.__dict__ for half in decoded)
+    templates[key] = (decoded[0].__dict__, decoded[1].__dict__) if len(decoded) == 2 else (decoded[0].__dict__,)
     return decoded
