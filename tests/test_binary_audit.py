@@ -9,8 +9,9 @@ import subprocess
 import pytest
 from test_binary_support import CLANG, HEXAGON_FLAGS, build_library, require_toolchain
 
-from hexlint.binary.audit import audit_image
+from hexlint.binary.audit import StackAccess, _stack_access, audit_image
 from hexlint.elf import load_elf
+from hexlint.record import FrozenInstanceError
 from hexlint.registry import find_rule
 
 MIXED_SPILLS = r"""
@@ -287,3 +288,23 @@ def test_without_debug_information_there_are_no_frame_objects(tmp_path):
     image = load_elf(build_library(tmp_path, FRAME_ARRAY))
     symbol = next(function for function in image.functions if function.name == "sortnet")
     assert DebugInfo(image).frame_objects(symbol.address) == ()
+
+
+def test_a_stack_access_built_from_its_field_dict_is_the_record_its_constructor_builds() -> None:
+    fields = {
+        "address": 0x100,
+        "packet_address": 0xFC,
+        "text": "memw(r29+#8) = r0",
+        "is_store": True,
+        "is_vector": False,
+        "size": 4,
+        "slot": ("r29", 8),
+        "loop": None,
+        "is_predicated": False,
+    }
+    fast = _stack_access(dict(fields))
+    built = StackAccess(**fields)
+    assert fast == built and hash(fast) == hash(built) and repr(fast) == repr(built)
+    assert fast.buffer_reason is None and fast.is_spill
+    with pytest.raises(FrozenInstanceError):
+        fast.size = 8  # type: ignore[misc]

@@ -14,6 +14,7 @@ from test_binary_support import call, insn, jump, loop_setup, nop, packet, ret
 from hexlint.binary.audit import audit_image
 from hexlint.elf import load_elf
 from hexlint.hexagon.cfg import build_cfg
+from hexlint.hexagon.decode import Packet
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE_LIB = ROOT / "fixtures" / "htp-core" / "lib"
@@ -191,15 +192,21 @@ def test_every_llvm_endloop_packet_closes_a_hardware_loop_of_the_cfg(library, or
 
 @st.composite
 def random_functions(draw):
-    """Random packet sequences with jumps (conditional or not), returns, jump tables, loop set-ups and endloops."""
+    """Random packet sequences with jumps (conditional or not, two in a packet), returns, jump tables, loop set-ups and
+    endloops."""
     count = draw(st.integers(min_value=1, max_value=40))
     addresses = [0x1000 + 4 * index for index in range(count)]
     packets = []
     for address in addresses:
-        kind = draw(st.sampled_from(["nop", "nop", "jump", "cjump", "ret", "jumpr", "call", "setup", "endloop"]))
+        kind = draw(
+            st.sampled_from(["nop", "nop", "jump", "cjump", "ret", "jumpr", "call", "setup", "endloop", "two jumps"])
+        )
         target = draw(st.sampled_from([*addresses, 0x9000]))
         if kind == "jump":
             packets.append(packet(address, jump(address, target)))
+        elif kind == "two jumps":  # a conditional and an unconditional jump in one packet: no fallthrough
+            other = jump(address, draw(st.sampled_from([*addresses, 0x9000])))
+            packets.append(Packet(address, 4, (jump(address, target, conditional=True), other), frozenset()))
         elif kind == "cjump":
             packets.append(packet(address, jump(address, target, conditional=True)))
         elif kind == "ret":

@@ -5,6 +5,7 @@
   dominance test without a dominator tree (the body walk meets no search root) and its no-cycle shortcut; nesting by
   set inclusion over every pair of loops, against the CFG's shortcut for loops whose headers dominate them;
 - blocks: a CFG built from the caller's list of control packets equals the CFG that finds them itself;
+- :endloop edges: the backward walks from each :endloop packet find the edges the forward data flow finds;
 - stack accesses: the audit's shortcut (r29/r30-based accesses from the instruction pass, data flow only where a
   register other than SP/FP is derived) equals the reference walk over every instruction with the data flow.
 On the committed libraries and on random control flow with random stack traffic.
@@ -13,6 +14,7 @@ On the committed libraries and on random control flow with random stack traffic.
 from __future__ import annotations
 
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -22,6 +24,7 @@ from test_cfg import random_functions
 
 from hexlint.binary.audit import AuditSettings, _stack_accesses, audit_function, audit_image
 from hexlint.elf import FunctionSymbol, load_elf
+from hexlint.hexagon import cfg as cfg_module
 from hexlint.hexagon.cfg import FunctionCfg, build_cfg
 from hexlint.hexagon.decode import RegisterWrite
 
@@ -133,6 +136,29 @@ def test_cfg_from_the_audits_control_packets_equals_the_cfg_that_scans_itself(li
         assert alone.innermost_loop_by_block == cfg.innermost_loop_by_block
 
 
+def cfg_by_data_flow(packets, start=None, end=None) -> FunctionCfg:
+    """build_cfg with every :endloop edge from the forward data flow (the walks' shortcut turned off)."""
+    with mock.patch.object(cfg_module, "_single_endloop_starts", return_value=None):
+        return build_cfg(packets, start, end)
+
+
+def assert_same_cfg(cfg: FunctionCfg, reference: FunctionCfg) -> None:
+    assert cfg.blocks == reference.blocks  # successors included, in order
+    assert cfg.loops == reference.loops
+    assert cfg.innermost_loop_by_block == reference.innermost_loop_by_block
+
+
+@pytest.mark.parametrize("library", LIBRARIES, ids=lambda path: path.name)
+def test_endloop_edges_of_the_committed_libraries_equal_the_data_flows(library):
+    functions = audit_image(load_elf(library)).functions
+    functions = [function for function in functions if any(loop.kind != "branch" for loop in function.cfg.loops)]
+    if "htp-core" in library.name:
+        assert len(functions) > 10
+    for function in functions:
+        cfg = function.cfg
+        assert_same_cfg(cfg, cfg_by_data_flow(cfg.packets, cfg.start, cfg.end))
+
+
 @pytest.mark.parametrize("library", LIBRARIES, ids=lambda path: path.name)
 def test_stack_accesses_of_the_committed_libraries_equal_the_reference_walk(library):
     audit = audit_image(load_elf(library))
@@ -148,6 +174,12 @@ def test_loops_of_random_control_flow_are_the_textbook_natural_loops(packets):
     cfg = build_cfg(packets)
     assert_loops_match_reference(cfg)
     assert_nesting_matches_reference(cfg)
+
+
+@settings(max_examples=500, deadline=None)
+@given(random_functions())
+def test_endloop_edges_of_random_control_flow_equal_the_data_flows(packets):
+    assert_same_cfg(build_cfg(packets), cfg_by_data_flow(packets))
 
 
 REGISTERS = ["r2", "r3", "r4", "r16", "r17", "r28"]

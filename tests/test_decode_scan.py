@@ -147,7 +147,7 @@ def test_light_decodings_equal_the_full_decoder_on_every_library_word() -> None:
 
 def test_light_decodings_equal_the_full_decoder_on_every_opcode_row() -> None:
     rng = random.Random(9)
-    for iclass in (1, 2, 5, 6, 9, 0xA):
+    for iclass in (1, 2, 5, 6, 7, 8, 9, 0xA, 0xB, 0xC, 0xD, 0xE, 0xF):
         for row in range(128):
             for _ in range(24):
                 word = iclass << 28 | row << 21 | rng.getrandbits(21) | 0x4000
@@ -276,6 +276,26 @@ def test_instructions_read_word_by_word_are_those_of_the_decoded_packets(library
             by_address = {(i, x.address, x.text): x for i, p in enumerate(packets) for x in p.instructions}
             assert all(by_address[_key((i, x))] == x for i, x in found)
         assert len(scan._opened) < len(scan)  # most words decode alone
+
+
+def test_a_jump_word_seen_again_gets_its_own_target_and_text() -> None:
+    """A light jump shares its dict with its relative template (decode._light_instruction, the inline rebuilds of
+    instructions_with and packet_instructions), so its text is rendered per read: the same word at offsets 0 and 4,
+    twice each, read word by word both ways, equals the decoded packets, targets and texts included."""
+    jump, more = 0x5800C016, 0x78004000  # jump #+44 ending its packet; r0 = #0 with parse bits 01
+    code = struct.pack("<7I", jump, more, jump, jump, more, jump, 0x7800C000)
+    packets = decode_packets(code, 0x2000, cache=DecodeCache())
+    expected = [(index, x) for index, packet in enumerate(packets) for x in packet.instructions if x.branch]
+    assert [(x.address, x.target) for _, x in expected] == [
+        (0x2000, 0x202C), (0x2008, 0x2030), (0x200C, 0x2038), (0x2014, 0x203C)
+    ]  # fmt: skip
+    scan = scan_code(code, 0x2000, cache=DecodeCache())
+    found = scan.range(0, len(scan)).instructions_with(WORD_BRANCH)
+    assert found == expected and [x.text for _, x in found] == [x.text for _, x in expected]
+    again = scan_code(code, 0x2000, cache=scan.cache).range(0, len(scan))  # every jump from its template
+    read = [(index, x) for index in range(len(again)) for x in again.packet_instructions(index, WORD_BRANCH)]
+    assert read == expected and [x.text for _, x in read] == [x.text for _, x in expected]
+    assert not scan._opened
 
 
 def _key(item: tuple[int, Instruction]) -> tuple[int, int, str]:

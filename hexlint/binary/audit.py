@@ -33,7 +33,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, compress, islice
-from operator import attrgetter, eq, lt
+from operator import add, attrgetter, eq, lt
 from typing import TYPE_CHECKING, Any
 
 from hexlint.hexagon.cfg import FunctionCfg, build_cfg, frozen_instance
@@ -172,6 +172,14 @@ class _AccessText:
 
 
 StackAccess.text = _AccessText()  # type: ignore[assignment]
+_SET_ACCESS_FIELDS = StackAccess.__dict__["__dict__"].__set__  # installs a field dict without the generic setattr
+
+
+def _stack_access(fields: dict[str, Any]) -> StackAccess:
+    """frozen_instance(StackAccess, fields) through the class's own __dict__ setter (~17k accesses a library)."""
+    access = object.__new__(StackAccess)
+    _SET_ACCESS_FIELDS(access, fields)
+    return access
 
 
 @record
@@ -546,6 +554,8 @@ def _instruction_facts(packets: Sequence[Packet], start: int, end: int, is_helpe
                     break
         branch = instruction.branch
         if branch is None:
+            if memory is not None:
+                continue  # an access is neither a double operation nor a loop set-up: most words read here
             if track_doubles and (instruction.float_to_double or instruction.double_arith):
                 doubles.append((index, instruction))
             if instruction.loop_setup is None:
@@ -580,7 +590,10 @@ def _audit_function(
     # exact libm names are fnmatch patterns too: one union pattern decides both kinds of promotion call
     promotion = settings.promotion_helpers + settings.double_math_functions
     division = settings.division_helpers
-    is_helper = settings.skip_helper_functions and matches_any(symbol.name, promotion + division)
+    # the two patterns the calls need anyway: a third, of both, would cost its compilation in every run (~1 ms)
+    is_helper = settings.skip_helper_functions and (
+        matches_any(symbol.name, promotion) or matches_any(symbol.name, division)
+    )
     facts = _instruction_facts(packets, symbol.address, symbol.end, is_helper)
     cfg = build_cfg(packets, symbol.address, symbol.end, control=facts.control)
     loop_of = _innermost_loop_of_packets(cfg)
@@ -649,21 +662,11 @@ def _audit_function(
     return audit
 
 
-class _NoLoops:
-    """loop_of for a function without loops: every packet index maps to None, without a list per function."""
-
-    def __getitem__(self, index: int) -> None:
-        return None
-
-
-_NO_LOOPS = _NoLoops()
-
-
 def _innermost_loop_of_packets(cfg: FunctionCfg) -> Sequence[int | None]:
     """Packet index -> header of its innermost loop, None outside loops."""
-    if not cfg.loops:
-        return _NO_LOOPS  # type: ignore[return-value]
     loop_of: list[int | None] = [None] * len(cfg.packets)
+    if not cfg.loops:
+        return loop_of
     starts, firsts, lasts = cfg.block_starts, cfg.block_first_packets, cfg.block_last_packets
     for start, header in cfg.innermost_loop_by_block.items():
         number = bisect_left(starts, start)
@@ -746,26 +749,29 @@ def _stack_accesses_from_facts(
     addresses = cfg.packet_addresses
     accesses = _direct_accesses(facts.direct, addresses, loop_of)
     if facts.seeds:
-        states_before: dict[int, dict[str, Derived]] = {}
-        _derived_registers_at_blocks(cfg, set(facts.seeds), instructions_of, states_before)
-        packets = cfg.packets
-        for index in sorted(states_before):
-            state = states_before[index]
-            for instruction in packets[index].instructions if instructions_of is None else instructions_of(index):
-                memory = instruction.memory
-                if memory is not None and memory.base in state:  # never r29/r30: they are never tracked
-                    accesses.append(_classify(instruction, state, addresses[index], loop_of[index]))
-    _sort_accesses(accesses)
+        visits: dict[int, list[PacketVisit]] = {}
+        _derived_registers_at_blocks(cfg, set(facts.seeds), instructions_of, visits)
+        for number in sorted(visits):  # block order, then packet order: address order
+            for index, state, instructions in visits[number]:
+                for instruction in instructions:
+                    memory = instruction.memory
+                    if memory is not None and memory.base in state:  # never r29/r30: they are never tracked
+                        accesses.append(_classify(instruction, state, addresses[index], loop_of[index]))
+    # the direct accesses come in address order: alone, only the halves of a duplex may need ordering
+    _sort_accesses(accesses, in_address_order=len(accesses) == len(facts.direct))
     return accesses
 
 
+# A packet the data flow reached with SP/FP-derived registers: (packet index, those registers, its instructions).
+PacketVisit = tuple[int, dict[str, Derived], "Sequence[Instruction]"]
 _ADDRESS = attrgetter("address")
 
 
-def _sort_accesses(accesses: list[StackAccess]) -> None:
+def _sort_accesses(accesses: list[StackAccess], in_address_order: bool = False) -> None:
     """Sort by (address, text) in place, reading the text only where accesses share a word (a duplex's halves):
-    most texts are then never rendered."""
-    accesses.sort(key=_ADDRESS)
+    most texts are then never rendered. `in_address_order`: the accesses are already sorted by address."""
+    if not in_address_order:
+        accesses.sort(key=_ADDRESS)
     addresses = list(map(_ADDRESS, accesses))
     run_end = 0
     for position in compress(range(1, len(addresses)), map(eq, addresses, islice(addresses, 1, None))):
@@ -797,71 +803,85 @@ def mark_stack_buffers(accesses: list[StackAccess], call_blocks: Sequence[tuple[
     `call_blocks`: (block start, call packet address) of every call. A store to SP-based slots that nothing in the
     function ever loads, made in the block of a later call, is that call's stack argument (varargs of a logging
     call): a spill store is always reloaded."""
-    by_base: dict[str, list[int]] = {}  # base -> positions of its constant-offset accesses
-    for position, access in enumerate(accesses):
-        slot = access.slot
-        if slot is not None:
-            positions = by_base.get(slot[0])
-            if positions is None:
-                positions = by_base[slot[0]] = []
-            positions.append(position)
+    bases = {access.slot[0] for access in accesses if access.is_predicated and access.is_store and access.slot}
+    if call_blocks:
+        bases.add("r29")
+    if not bases:
+        return accesses  # neither reason can hold for any cluster: no need to cluster
+    slots = list(map(_SLOT, accesses))
     marked = None  # a copy of `accesses` once one is a buffer's
-    for base, positions in by_base.items():
-        if not (base == "r29" and call_blocks) and not any(
-            accesses[position].is_predicated and accesses[position].is_store for position in positions
-        ):
-            continue  # neither reason can hold for any cluster of this base: no need to cluster
-        for cluster in _overlapping_clusters(accesses, positions):
-            reason = _buffer_reason([accesses[position] for position in cluster], base, call_blocks)
-            if reason is not None:
-                if marked is None:
-                    marked = list(accesses)
-                for position in cluster:
-                    marked[position] = frozen_instance(
-                        StackAccess, {**accesses[position].__dict__, "buffer_reason": reason}
-                    )
+    for base in bases:
+        positions = [position for position, slot in enumerate(slots) if slot is not None and slot[0] == base]
+        for cluster, reason in _buffer_clusters(accesses, positions, slots, call_blocks if base == "r29" else ()):
+            if marked is None:
+                marked = list(accesses)
+            for position in cluster:
+                marked[position] = _stack_access({**accesses[position].__dict__, "buffer_reason": reason})
     return accesses if marked is None else marked
 
 
-def _overlapping_clusters(accesses: list[StackAccess], positions: list[int]) -> Iterator[list[int]]:
-    """The `positions` (of constant-offset accesses) grouped by overlapping byte ranges [offset, offset + size),
-    transitively, in offset order (ties in position order)."""
-    offsets = [accesses[position].slot[1] for position in positions]  # type: ignore[index]
+_SLOT = attrgetter("slot")
+
+
+def _buffer_clusters(
+    accesses: list[StackAccess],
+    positions: list[int],
+    slots: list[tuple[str, int] | None],
+    call_blocks: Sequence[tuple[int, int]],
+) -> Iterator[tuple[list[int], str]]:
+    """The clusters of `positions` (constant-offset accesses of one base: byte ranges [offset, offset + size)
+    overlapping transitively, in offset order, ties in position order) that are a buffer's, with the reason: a
+    predicated store writes it, or (`call_blocks` given) it is only stored, each store before a call of its block."""
+    offsets = [slots[position][1] for position in positions]  # type: ignore[index]
     cluster: list[int] = []
     cluster_end = 0
+    only_stores = True
+    predicated_store = False
     for number in sorted(range(len(positions)), key=offsets.__getitem__):
         position = positions[number]
+        access = accesses[position]
         low = offsets[number]
-        high = low + accesses[position].size
         if cluster and low >= cluster_end:
-            yield cluster
-            cluster = []
+            reason = _cluster_reason(accesses, cluster, only_stores, predicated_store, call_blocks)
+            if reason is not None:
+                yield cluster, reason
+            cluster, only_stores, predicated_store = [], True, False
+        high = low + access.size
         if not cluster or high > cluster_end:
             cluster_end = high
         cluster.append(position)
-    if cluster:
-        yield cluster
-
-
-def _buffer_reason(cluster: list[StackAccess], base: str, call_blocks: Sequence[tuple[int, int]]) -> str | None:
-    only_stores = True
-    for access in cluster:
         if not access.is_store:
             only_stores = False
         elif access.is_predicated:
-            return PREDICATED_STORE
-    if base == "r29" and call_blocks and only_stores and all(_before_a_call(access, call_blocks) for access in cluster):
-        return CALL_ARGUMENT
+            predicated_store = True
+    if cluster:
+        reason = _cluster_reason(accesses, cluster, only_stores, predicated_store, call_blocks)
+        if reason is not None:
+            yield cluster, reason
+
+
+def _cluster_reason(
+    accesses: list[StackAccess],
+    cluster: list[int],
+    only_stores: bool,
+    predicated_store: bool,
+    call_blocks: Sequence[tuple[int, int]],
+) -> str | None:
+    if predicated_store:
+        return PREDICATED_STORE
+    if only_stores and call_blocks:
+        call_addresses = [address for _, address in call_blocks]  # bisected without a key function
+        if all(_stored_before_a_call(accesses[p].packet_address, call_blocks, call_addresses) for p in cluster):
+            return CALL_ARGUMENT
     return None
 
 
-def _before_a_call(access: StackAccess, call_blocks: Sequence[tuple[int, int]]) -> bool:
-    return _stored_before_a_call(access.packet_address, call_blocks)
-
-
-def _stored_before_a_call(packet_address: int, call_blocks: Sequence[tuple[int, int]]) -> bool:
-    """A call at or after `packet_address` in the same basic block (call_blocks sorted by call address)."""
-    position = bisect_left(call_blocks, packet_address, key=lambda item: item[1])
+def _stored_before_a_call(
+    packet_address: int, call_blocks: Sequence[tuple[int, int]], call_addresses: Sequence[int]
+) -> bool:
+    """A call at or after `packet_address` in the same basic block (call_blocks sorted by call address;
+    call_addresses: their call packet addresses)."""
+    position = bisect_left(call_addresses, packet_address)
     if position == len(call_blocks):
         return False
     block_start, _ = call_blocks[position]
@@ -873,14 +893,13 @@ def _direct_accesses(
 ) -> list[StackAccess]:
     """`_classify` of r29/r30-based accesses with no derived register: the frame offset is the access's offset."""
     accesses = []
-    new, set_fields, access_class = object.__new__, object.__setattr__, StackAccess
+    new, set_fields, access_class = object.__new__, _SET_ACCESS_FIELDS, StackAccess
     for index, instruction in direct:
         memory = instruction.memory
         offset = memory.offset
         access = new(access_class)
         set_fields(
             access,
-            "__dict__",
             {
                 "address": instruction.address,
                 "packet_address": packet_addresses[index],
@@ -922,8 +941,7 @@ def _classify(instruction: Instruction, state: dict[str, Derived], packet_addres
     slot = None
     if offset is not None and memory.offset is not None and not memory.post_increment:
         slot = (base, offset + memory.offset)
-    return frozen_instance(
-        StackAccess,
+    return _stack_access(
         {
             "address": instruction.address,
             "packet_address": packet_address,
@@ -934,7 +952,7 @@ def _classify(instruction: Instruction, state: dict[str, Derived], packet_addres
             "slot": slot,
             "loop": loop,
             "is_predicated": instruction.conditional,
-        },
+        }
     )
 
 
@@ -942,13 +960,14 @@ def _derived_registers_at_blocks(
     cfg: FunctionCfg,
     seeds: set[int],
     instructions_of: Callable[[int], Sequence[Instruction]] | None = None,
-    states_before: dict[int, dict[str, Derived]] | None = None,
+    visits: dict[int, list[PacketVisit]] | None = None,
 ) -> dict[int, dict[str, Derived]]:
     """Block start -> SP/FP-derived registers on entry: a worklist over the blocks in address order, last in first
     out, an unvisited predecessor left out of the join. Outside the blocks a seed packet reaches every state is empty,
     so there a visit only keeps the worklist order (which decides the result where loops carry a derived register).
-    `states_before`, when given, receives packet index -> the registers derived before it, for every packet where
-    some are: what a walk of each block from its entry state (from none if never visited) would see."""
+    `visits`, when given, receives block number -> (packet index, the registers derived before it, its instructions)
+    of every packet where some are and that has instructions (see instructions_of): what a walk of each block from
+    its entry state (from none if never visited) would see."""
     starts, firsts, lasts = cfg.block_starts, cfg.block_first_packets, cfg.block_last_packets
     count = len(starts)
     successors = cfg.block_successors
@@ -958,17 +977,18 @@ def _derived_registers_at_blocks(
             predecessors[target].append(number)
     seed_list = sorted(seeds)
     in_region = _blocks_reached_from_seeds(cfg, seed_list, successors)
+    seeded = [False] * count  # blocks holding a seed: from an empty entry state only they derive a register
+    for index in seed_list:
+        seeded[bisect_right(firsts, index) - 1] = True
     empty: dict[str, Derived] = {}  # shared: states are never changed in place
     entry_states: list[dict[str, Derived] | None] = [None] * count
     exit_states: list[dict[str, Derived] | None] = [None] * count
     worklist = list(range(count - 1, -1, -1))
     queued = [True] * count
     packets = cfg.packets
-    # block number -> [(packet index, state before it)] of its last visit (a later visit starts from a newer state)
-    visits: dict[int, list[tuple[int, dict[str, Derived]]]] = {}
 
     def walk(number: int, state: dict[str, Derived]) -> dict[str, Derived]:
-        visit = [] if states_before is not None else None
+        visit: list[PacketVisit] | None = [] if visits is not None else None
         index, last = firsts[number], lasts[number]
         while index <= last:
             if not state:  # nothing derived: only a seed packet can change that
@@ -976,14 +996,16 @@ def _derived_registers_at_blocks(
                 if position == len(seed_list) or seed_list[position] > last:
                     break
                 index = seed_list[position]
-            elif visit is not None:
-                visit.append((index, state))
             instructions = packets[index].instructions if instructions_of is None else instructions_of(index)
             if instructions:  # a third of the packets walked have no word that writes, accesses memory or calls
+                if visit is not None and state:
+                    visit.append((index, state, instructions))
                 state = _transfer(instructions, state)
             index += 1
-        if visit is not None:
-            visits[number] = visit
+        if visit:  # the last visit counts: a later visit starts from a newer state
+            visits[number] = visit  # type: ignore[index]
+        elif visits:
+            visits.pop(number, None)
         return state
 
     rounds = 0
@@ -998,9 +1020,13 @@ def _derived_registers_at_blocks(
             state = empty
         else:
             incoming = [exit_states[p] for p in predecessors[number] if exit_states[p] is not None]
-            state = _join(incoming)  # type: ignore[arg-type]
+            # _join inlined where it is empty (no visited predecessor, or one brings nothing): most joins are
+            state = _join(incoming) if incoming and all(incoming) else empty
             entry_states[number] = state
-            state = walk(number, state)
+            if state or seeded[number]:
+                state = walk(number, state)
+            elif visits:
+                visits.pop(number, None)  # what a walk from nothing would record: no state before any packet
             if exit_states[number] is not None and exit_states[number] == state:
                 continue
         exit_states[number] = state
@@ -1008,12 +1034,10 @@ def _derived_registers_at_blocks(
             if not queued[successor]:
                 queued[successor] = True
                 worklist.append(successor)
-    if states_before is not None:
+    if visits is not None:
         for number in range(count):
             if entry_states[number] is None and in_region[number]:
                 walk(number, empty)  # never visited (the round limit): a seed in it still derives
-        for visit in visits.values():
-            states_before.update(visit)
     return {starts[number]: state for number, state in enumerate(entry_states) if state is not None}
 
 
@@ -1129,39 +1153,36 @@ def _loop_audits(
     """Counts per loop, each loop including its nested loops (the function total counts innermost loops only)."""
     if not cfg.loops:
         return ()
-    chains: dict[int, tuple[int, ...]] = {}
-    for loop in cfg.loops:  # outer loops first: a parent's chain is known before its children's
-        chains[loop.header] = (loop.header, *chains[loop.parent]) if loop.parent is not None else (loop.header,)
+    # each loop's own counts and slots first (its innermost accesses), then added to its enclosing loops
     counts = {loop.header: [0] * 8 for loop in cfg.loops}
     stored: dict[int, set] = {loop.header: set() for loop in cfg.loops}
     reloaded: dict[int, set] = {loop.header: set() for loop in cfg.loops}
     for access in accesses:
-        if access.loop is None:
+        loop = access.loop
+        if loop is None:
             continue
         if access.slot is None or access.buffer_reason is not None:  # not is_spill (inline: ~10k accesses)
-            for header in chains[access.loop]:
-                counts[header][_ARRAY] += 1
-            continue
-        if access.is_vector:
-            slot = _VECTOR_STORES if access.is_store else _VECTOR_RELOADS
+            counts[loop][_ARRAY] += 1
+        elif access.is_store:
+            counts[loop][_VECTOR_STORES if access.is_vector else _SCALAR_STORES] += 1
+            stored[loop].add(access.slot)
         else:
-            slot = _SCALAR_STORES if access.is_store else _SCALAR_RELOADS
-        slots = stored if access.is_store else reloaded
-        for header in chains[access.loop]:
-            counts[header][slot] += 1
-            slots[header].add(access.slot)
+            counts[loop][_VECTOR_RELOADS if access.is_vector else _SCALAR_RELOADS] += 1
+            reloaded[loop].add(access.slot)
     for call in calls:
-        if call.loop is None:
-            continue
-        for header in chains[call.loop]:
-            count = counts[header]
+        if call.loop is not None:
+            count = counts[call.loop]
             count[_CALLS] += 1
             count[_DIVISIONS] += call.is_division
             count[_PROMOTIONS] += call.is_promotion
     for operation in doubles:
         if operation.loop is not None:
-            for header in chains[operation.loop]:
-                counts[header][_PROMOTIONS] += 1
+            counts[operation.loop][_PROMOTIONS] += 1
+    for loop in reversed(cfg.loops):  # outer loops come first: a loop's nested loops are added into it before it
+        if loop.parent is not None:
+            counts[loop.parent] = list(map(add, counts[loop.parent], counts[loop.header]))
+            stored[loop.parent] |= stored[loop.header]
+            reloaded[loop.parent] |= reloaded[loop.header]
     return tuple(
         frozen_instance(
             LoopAudit,

@@ -16,9 +16,9 @@ dominate its source) are reported as loops too, flagged `irreducible`.
 Cost: one pass over the instructions finds the few control packets (branches, loop set-ups, `:endloop`), or the
 caller hands them over (the binary audit reads them from a scan's flagged words, decoding no packet); everything
 after works on block numbers. A function whose edges all go to higher addresses has no cycle, hence no loop. Otherwise
-a depth-first search finds the retreating edges and its roots (the entry, then every block nothing before reaches,
-such as jump-table targets); no dominator tree is built: a header dominates its latch exactly when the backward walk
-that collects the natural body meets no root.
+one depth-first search finds the back edges, its roots (the entry, then every block nothing before reaches, such as
+jump-table targets) and the reverse postorder; no dominator tree is built: a header dominates its latches exactly when
+the one backward walk from them that collects the body meets no root and no block before the header.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hexlint.hexagon.decode import PacketRange
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
 ControlPacket = tuple[frozenset[int], "Sequence[Instruction]"]
 
 _T = TypeVar("_T")
+_new = object.__new__
+_set = object.__setattr__
 
 
 def frozen_instance(cls: type[_T], fields: dict[str, Any]) -> _T:
@@ -161,20 +164,24 @@ def build_cfg(
     indexes to (the packet's :endloop markers, its instructions or at least all its jumps, returns and loop set-ups):
     then no packet is read here. None: found here, with
     one pass over the instructions. A PacketRange is kept as it is, not decoded."""
+    ends: list[int] | None
     if isinstance(packets, PacketRange):
-        addresses, ends = packets.addresses, packets.ends
+        addresses = packets.addresses
+        ends = None  # a scan's packets are contiguous: each one ends where the next one starts
+        last_end = packets.scan.packet_addresses[packets.high]
     else:
         packets = tuple(packets)
         addresses = [packet.address for packet in packets]
         ends = [packet.address + packet.size for packet in packets]
+        last_end = ends[-1] if ends else 0
     if start is None:
         start = addresses[0] if packets else 0
     if end is None:
-        end = ends[-1] if packets else start
+        end = last_end if packets else start
     if not packets:
         return FunctionCfg(start, end, (), [], [], [], [], [], (), {})
     scan = _scan(packets, addresses, control)
-    graph = _blocks(addresses, ends, scan)
+    graph = _blocks(addresses, ends, last_end, scan)
     loops, innermost_by_block = _loops(graph) if graph.has_retreating_edge else ((), {})
     cfg = FunctionCfg(
         start,
@@ -194,14 +201,16 @@ def build_cfg(
 
 @record
 class _Scan:
-    """One pass over the packets: successors of the control packets, loop set-ups, leaders, fallback loop starts."""
+    """One pass over the packets: successors of the control packets, loop set-ups, leaders, :endloop markers."""
 
     count: int
-    # control packet index -> static successor packet indexes (jumps, fallthrough); any other packet falls through
+    # control packet index -> the target of its conditional jump, when that and the fallthrough are its successors
+    conditional_jumps: dict[int, int]
+    # any other control packet that ends a block -> static successor packet indexes (jumps, fallthrough); any other
+    # packet falls through
     successors: dict[int, list[int]]
     setups: dict[int, list[tuple[int, int, int]]]  # packet index -> [(loop number, start index, stages)]
     leaders: set[int]
-    fallback: dict[int, dict[int, int]]  # endloop packet index -> loop number -> nearest set-up's start index
     endloops: dict[int, frozenset[int]]  # packet index -> its :endloop markers
 
 
@@ -211,55 +220,66 @@ def _scan(
     count = len(packets)
     if control is None:
         control = _control_packets(packets)
+    control_packets: Iterable[tuple[int, ControlPacket]]
     if isinstance(control, Mapping):
-        control_packets: Iterable[tuple[int, ControlPacket]] = sorted(control.items())
+        indexes = sorted(control)
+        control_packets = zip(indexes, map(control.__getitem__, indexes), strict=True)
     else:
         control_packets = ((index, (packets[index].endloop, packets[index].instructions)) for index in control)
-    index_of = {}  # the few jump and loop targets: address -> packet index (absent: outside the function)
+    conditional_jumps: dict[int, int] = {}
     successors: dict[int, list[int]] = {}
     setups: dict[int, list[tuple[int, int, int]]] = {}
-    leaders = {0}
-    fallback: dict[int, dict[int, int]] = {}
+    setup_starts = {0}  # with the entry
     endloops: dict[int, frozenset[int]] = {}
-    last_setup: dict[int, int] = {}
     for index, (endloop, instructions) in control_packets:  # any other packet falls through, leads nothing
+        if len(instructions) == 1 and not endloop:  # most control packets: one conditional jump
+            instruction = instructions[0]
+            if instruction.branch == "jump" and instruction.conditional and index + 1 < count:
+                address = instruction.target
+                if address is not None:
+                    target = bisect_left(addresses, address)
+                    if target < count and addresses[target] == address:  # else outside: falls through, ends nothing
+                        conditional_jumps[index] = target
+                continue
         targets: list[int] = []
         falls_through = True
         for instruction in instructions:
             branch = instruction.branch
-            if branch is not None:
-                if branch == "jump":
-                    address = instruction.target
-                    if address is not None:
-                        target = index_of.get(address)
-                        if target is None:
-                            target = index_of[address] = _index_of(addresses, address)
-                        if target >= 0:
-                            targets.append(target)
-                    if not instruction.conditional:
-                        falls_through = False
-                elif (branch == "jumpr" or branch == "return") and not instruction.conditional:
+            if branch == "jump":
+                address = instruction.target
+                if address is not None:
+                    target = bisect_left(addresses, address)
+                    if target < count and addresses[target] == address:  # else outside the function
+                        targets.append(target)
+                if not instruction.conditional:
                     falls_through = False
-            setup = instruction.loop_setup
-            if setup is not None and setup.loop in (0, 1):
-                start = _index_of(addresses, setup.start)
-                if start >= 0:
-                    setups.setdefault(index, []).append((setup.loop, start, setup.pipelined_stages))
-                    last_setup[setup.loop] = start
-                    leaders.add(start)
+            elif branch is None:  # only a loop set-up has neither a branch nor anything else the CFG reads
+                setup = instruction.loop_setup
+                if setup is not None and setup.loop in (0, 1):
+                    start = _index_of(addresses, setup.start)
+                    if start >= 0:
+                        setups.setdefault(index, []).append((setup.loop, start, setup.pipelined_stages))
+                        setup_starts.add(start)
+            elif (branch == "jumpr" or branch == "return") and not instruction.conditional:
+                falls_through = False
         if endloop:
             endloops[index] = endloop
-            fallback[index] = {n: last_setup[n] for n in endloop if n in last_setup}
         elif falls_through and not targets:
-            continue  # a call: falls through to the next packet, leads nothing
-        if targets or not falls_through or endloop:
-            leaders.update(targets)
-            leaders.add(index + 1)
+            continue  # a call or a loop set-up alone: falls through to the next packet, leads nothing
         if falls_through and index + 1 < count:
+            if len(targets) == 1:  # most control packets
+                conditional_jumps[index] = targets[0]
+                continue
             targets.append(index + 1)
         successors[index] = targets
+    # Leaders: the entry and the loop starts, every jump target, and the packet after each packet that ends a block
+    leaders = setup_starts
+    leaders.update(conditional_jumps.values())
+    leaders.update(map((1).__add__, conditional_jumps))
+    leaders.update(chain.from_iterable(successors.values()))
+    leaders.update(map((1).__add__, successors))
     leaders.discard(count)
-    return _Scan(count, successors, setups, leaders, fallback, endloops)
+    return _Scan(count, conditional_jumps, successors, setups, leaders, endloops)
 
 
 def _index_of(addresses: list[int], address: int) -> int:
@@ -291,35 +311,45 @@ class _Graph:
     first_packets: list[int]
     last_packets: list[int]
     successors: list[list[int]]  # block numbers, in BasicBlock.successors order
+    predecessors: list[list[int]] | None  # built on the way when the function has :endloop packets, else None
     endloop_edges: dict[tuple[int, int], int]
     has_retreating_edge: bool  # an edge to the same or a lower address: without one the graph has no cycle
 
 
-def _blocks(addresses: list[int], packet_ends: list[int], scan: _Scan) -> _Graph:
-    """Blocks, with `:endloop` edges to the loop starts whose set-ups reach them (data flow over blocks)."""
+def _blocks(addresses: list[int], packet_ends: list[int] | None, last_end: int, scan: _Scan) -> _Graph:
+    """Blocks, with `:endloop` edges to the loop starts whose set-ups reach them (data flow over blocks).
+    `packet_ends` None: the packets are contiguous, the last one ends at `last_end`."""
     firsts = sorted(scan.leaders)
     count = scan.count
     block_count = len(firsts)
-    lasts = [following - 1 for following in firsts[1:]]
+    lasts = [following - 1 for following in firsts[1:]]  # each block ends before the next one starts
     lasts.append(count - 1)
-    number_of_first = {first: number for number, first in enumerate(firsts)}
-    control_successors = scan.successors
+    number_of_first = dict(zip(firsts, range(block_count), strict=True))
+    number_of_first[count] = block_count  # after the last packet: the block after the last one
     # the packet after a block's last packet is the next block's first: a plain fallthrough goes to number + 1
     block_successors = [[number] for number in range(1, block_count)]
     block_successors.append([])
     retreating = False  # an edge to the same or a lower block: a fallthrough never is one
-    for last, targets in control_successors.items():  # a control packet with successors always ends its block
-        number = number_of_first[last + 1] - 1 if last + 1 < count else block_count - 1
-        if len(targets) == 1:  # most control packets: one jump target, or only the fallthrough
+    for last, target in scan.conditional_jumps.items():  # most block ends: a conditional jump and the fallthrough
+        following = number_of_first[last + 1]
+        successor = number_of_first[target]
+        block_successors[following - 1] = [successor, following] if successor != following else [successor]
+        if successor < following:
+            retreating = True
+    for last, targets in scan.successors.items():  # a control packet with successors always ends its block
+        number = number_of_first[last + 1] - 1
+        if len(targets) == 1:  # an unconditional jump, or an :endloop packet's fallthrough
             successor = number_of_first[targets[0]]
             block_successors[number] = [successor]
-            if successor <= number:
-                retreating = True
-            continue
-        successors = block_successors[number] = [number_of_first[target] for target in dict.fromkeys(targets)]
-        if successors and min(successors) <= number:
+        else:
+            successors = block_successors[number] = [number_of_first[target] for target in dict.fromkeys(targets)]
+            if not successors:
+                continue
+            successor = min(successors)
+        if successor <= number:  # the fallthrough never is
             retreating = True
     endloop_edges: dict[tuple[int, int], int] = {}
+    predecessors: list[list[int]] | None = None
     if scan.endloops:
         # Loop set-ups inside each block, in order: the last one per loop register is what leaves the block.
         gen: dict[int, dict[int, int]] = {}
@@ -329,21 +359,109 @@ def _blocks(addresses: list[int], packet_ends: list[int], scan: _Scan) -> _Graph
             for loop_number, start, stages in scan.setups[index]:
                 block_gen[loop_number] = start
                 stages_by_start[start] = max(stages, stages_by_start.get(start, 0))
-        _add_endloop_edges(scan, firsts, lasts, gen, number_of_first, block_successors, stages_by_start, endloop_edges)
+        # block number -> its last packet, of the blocks an :endloop packet ends (the packet after it starts the next)
+        endloop_blocks = {number_of_first[last + 1] - 1: last for last in scan.endloops}
+        predecessors = _predecessors(block_successors)
+        single = _single_endloop_starts(
+            scan.endloops, endloop_blocks, gen, number_of_first, block_successors, predecessors
+        )
+        if single is None:  # two loop starts reach one :endloop packet: the data flow orders its edges
+            predecessors = None
+            _add_endloop_edges(
+                scan, gen, endloop_blocks, number_of_first, block_successors, stages_by_start, endloop_edges
+            )
+        else:
+            for number, start in single.items():
+                endloop_edges[(endloop_blocks[number], start)] = stages_by_start.get(start, 0)
+                target = number_of_first[start]
+                if target not in block_successors[number]:
+                    block_successors[number].append(target)  # already among the target's predecessors
+        _add_fallback_endloop_edges(
+            scan, endloop_blocks, number_of_first, block_successors, stages_by_start, endloop_edges, predecessors
+        )
         for last, start in endloop_edges:
             if firsts[bisect_right(firsts, last) - 1] >= start:
                 retreating = True
                 break
-    starts = [addresses[first] for first in firsts]
-    ends = [packet_ends[last] for last in lasts]
-    return _Graph(starts, ends, firsts, lasts, block_successors, endloop_edges, retreating)
+    starts = list(map(addresses.__getitem__, firsts))
+    if packet_ends is None:  # each block ends where the next one starts
+        ends = starts[1:]
+        ends.append(last_end)
+    else:
+        ends = list(map(packet_ends.__getitem__, lasts))
+    return _Graph(starts, ends, firsts, lasts, block_successors, predecessors, endloop_edges, retreating)
+
+
+def _single_endloop_starts(
+    endloops: dict[int, frozenset[int]],
+    endloop_blocks: dict[int, int],
+    gen: dict[int, dict[int, int]],
+    number_of_first: dict[int, int],
+    block_successors: list[list[int]],
+    predecessors: list[list[int]],
+) -> dict[int, int] | None:
+    """Block number -> the loop start its :endloop packet returns to (absent: no set-up reaches it), as the data flow
+    of `_add_endloop_edges` finds it; None when two loop starts reach one :endloop packet (then only the data flow
+    knows in which order its edges come). Adds each :endloop edge found to `predecessors`.
+
+    A set-up of loop N reaches an :endloop N packet when a path leads from the set-up's block to the packet through
+    blocks that set up no other loop N (a set-up in the packet's own block is the one that counts): a walk back from
+    each :endloop marker stops at the set-ups of its loop. An :endloop edge found is a new path, so the walks that
+    passed its target go on along it until no new edge turns up. Most blocks are passed by one walk or none (a loop's
+    body back to its set-up), where the data flow visits every block after the first set-up."""
+    walks = []  # (loop number, blocks seen, blocks to see, the :endloop block's found starts)
+    found_by_block: dict[int, set[int]] = {}
+    for number, last in endloop_blocks.items():
+        block_gen = gen.get(number, {})
+        found = found_by_block[number] = set()
+        for loop_number in endloops[last]:
+            own = block_gen.get(loop_number)
+            if own is not None:
+                found.add(own)  # its own set-up replaces whatever reached the block
+            else:
+                walks.append((loop_number, {number}, list(predecessors[number]), found))
+    known: set[tuple[int, int]] = set()
+    while True:
+        for loop_number, seen, stack, found in walks:
+            while stack:
+                number = stack.pop()
+                if number in seen:
+                    continue
+                seen.add(number)
+                block_gen = gen.get(number)
+                if block_gen is not None and loop_number in block_gen:
+                    found.add(block_gen[loop_number])  # the set-up replaces what its loop register held
+                else:
+                    stack += predecessors[number]
+        new_edges: dict[int, list[int]] = {}  # target block -> the :endloop blocks of its new edges
+        for number, found in found_by_block.items():
+            for start in found:
+                if (number, start) not in known:
+                    known.add((number, start))
+                    target = number_of_first[start]
+                    new_edges.setdefault(target, []).append(number)
+                    if target not in block_successors[number] and number not in predecessors[target]:
+                        predecessors[target].append(number)
+        if not new_edges:
+            break
+        for loop_number, seen, stack, _found in walks:
+            for target in seen & new_edges.keys():
+                block_gen = gen.get(target)
+                if block_gen is None or loop_number not in block_gen:  # the walk went on through the target
+                    stack += new_edges[target]
+    single = {}
+    for number, found in found_by_block.items():
+        if len(found) > 1:
+            return None
+        if found:
+            single[number] = found.pop()
+    return single
 
 
 def _add_endloop_edges(
     scan: _Scan,
-    firsts: list[int],
-    lasts: list[int],
     gen: dict[int, dict[int, int]],
+    endloop_blocks: dict[int, int],
     number_of_first: dict[int, int],
     block_successors: list[list[int]],
     stages_by_start: dict[int, int],
@@ -367,8 +485,8 @@ def _add_endloop_edges(
                 keep, value = keep & ~low_bits, (value & ~low_bits) | bit[start]
         gen_masks[number] = (keep, value)
     endloops = scan.endloops
-    special = {number for number, last in enumerate(lasts) if last in endloops} | set(gen_masks)
-    count = len(firsts)
+    special = endloop_blocks.keys() | gen_masks.keys()
+    count = len(block_successors)
     reaching = [0] * count
     # Sweeps in address order until nothing changes (blocks are mostly laid out in flow order, so a few sweeps do).
     # A sweep acts only on the blocks whose masks grew since their last visit: any other visit would change nothing.
@@ -390,7 +508,7 @@ def _add_endloop_edges(
                     mask = mask & keep | value
                 if not mask:
                     continue  # nothing set up on the way here: nothing to propagate
-                last = lasts[number]
+                last = endloop_blocks.get(number, -1)
                 for loop_number in endloops.get(last, ()):
                     starts_bits = mask >> width if loop_number else mask & low_bits
                     while starts_bits:
@@ -402,20 +520,33 @@ def _add_endloop_edges(
                             target = number_of_first[start]
                             if target not in successors:
                                 successors.append(target)
-            elif not mask:
-                continue
-            for successor in successors:
+            for successor in successors:  # a block marked dirty holds some start
                 old = reaching[successor]
                 if old | mask != old:
                     reaching[successor] = old | mask
                     dirty[successor] = 1
                     if successor <= number and successor < lowest:
                         lowest = successor  # already passed: the next sweep starts there
-    # An :endloop no set-up reaches (set up by a caller, or only reached through a jump table): nearest set-up above.
+
+
+def _add_fallback_endloop_edges(
+    scan: _Scan,
+    endloop_blocks: dict[int, int],
+    number_of_first: dict[int, int],
+    block_successors: list[list[int]],
+    stages_by_start: dict[int, int],
+    endloop_edges: dict[tuple[int, int], int],
+    predecessors: list[list[int]] | None,
+) -> None:
+    """An :endloop no set-up reaches (set up by a caller, or only reached through a jump table): an edge to the start
+    of the nearest set-up above."""
     sources = {source for source, _start in endloop_edges}
-    for number, last in enumerate(lasts):
-        for loop_number in endloops.get(last, ()):
-            start = scan.fallback.get(last, {}).get(loop_number)
+    setup_indexes = list(scan.setups)  # ascending
+    for number, last in endloop_blocks.items():
+        if last in sources:
+            continue
+        for loop_number in scan.endloops[last]:
+            start = _nearest_setup_start(scan.setups, setup_indexes, last, loop_number)
             if start is None or last in sources:
                 continue
             endloop_edges[(last, start)] = stages_by_start.get(start, 0)
@@ -423,171 +554,216 @@ def _add_endloop_edges(
             target = number_of_first[start]
             if target not in block_successors[number]:
                 block_successors[number].append(target)
+                if predecessors is not None:
+                    predecessors[target].append(number)
+
+
+def _nearest_setup_start(
+    setups: dict[int, list[tuple[int, int, int]]], setup_indexes: list[int], last: int, loop_number: int
+) -> int | None:
+    """Start of the last set-up of loop `loop_number` in a packet at or before packet `last` (None: no such set-up)."""
+    for position in range(bisect_right(setup_indexes, last) - 1, -1, -1):
+        for setup_loop, start, _stages in reversed(setups[setup_indexes[position]]):
+            if setup_loop == loop_number:
+                return start
+    return None
 
 
 def _loops(graph: _Graph) -> tuple[tuple[Loop, ...], dict[int, int]]:
-    """Natural loops of the back edges (retreating edges in reverse postorder), nested; and block start -> header of
-    its innermost loop."""
-    block_count = len(graph.starts)
+    """Natural loops of the back edges of a depth-first search, nested; and block start -> header of its innermost
+    loop."""
     successors = graph.successors
-    predecessors: list[list[int]] = [[] for _ in range(block_count)]
-    for number, targets in enumerate(successors):
-        for target in targets:
-            predecessors[target].append(number)
-    position, is_root = _reverse_postorder(successors)
-    retreating = [
-        (number, header)
-        for number, targets in enumerate(successors)
-        for header in targets
-        if position[header] <= position[number]
-    ]
-    irreducible: set[int] = set()
-    edge_bodies = []
-    for number, header in retreating:
-        body = _dominated_body(header, number, predecessors, is_root)
-        if body is None:  # the header does not dominate the latch: an irreducible cycle
-            body = _irreducible_body(header, number, predecessors, position)
-            irreducible.add(header)
-        edge_bodies.append(body)
+    back_edges, is_root, finish = _depth_first_search(successors)
+    latches: dict[int, list[int]] = {}  # header -> its latches, in block order (then in successor order)
+    for latch, header in back_edges:
+        latches.setdefault(header, []).append(latch)
+    # built with the :endloop edges, else on the first loop that is more than a self-loop
+    predecessors: list[list[int]] = graph.predecessors or []
     bodies: dict[int, set[int]] = {}
-    latches: dict[int, list[int]] = {}
-    kinds: dict[int, str] = {}
-    endloop_edges = graph.endloop_edges
-    firsts, lasts = graph.first_packets, graph.last_packets
-    for (number, header), body in zip(retreating, edge_bodies, strict=True):
-        known = bodies.get(header)
-        if known is None:
-            bodies[header] = body  # a fresh set per edge: safe to grow
-        else:
-            known.update(body)
-        latches.setdefault(header, []).append(number)
-        stages = endloop_edges.get((lasts[number], firsts[header]))
-        if stages is not None:
-            kind = "pipelined" if stages > 0 else "hardware"
-            if kinds.get(header) != "pipelined":
-                kinds[header] = kind
-        else:
-            kinds.setdefault(header, "branch")
-    parents, depths, innermost = _nest(bodies) if irreducible else _nest_reducible(bodies)
+    irreducible: set[int] = set()
+    for header, header_latches in latches.items():
+        if len(header_latches) == 1 and header_latches[0] == header:
+            bodies[header] = {header}  # a self-loop: most loops
+            continue
+        if not predecessors:
+            predecessors = _predecessors(successors)
+        body, dominated = _loop_body(header, header_latches, predecessors, is_root, finish)
+        bodies[header] = body
+        if not dominated:
+            irreducible.add(header)
+    kinds = _loop_kinds(latches, graph)
+    parents, depths = _nest(bodies) if irreducible else _nest_reducible(bodies)
     starts, ends = graph.starts, graph.ends
-    loops = [
-        frozen_instance(
-            Loop,
+    loops = []
+    for header, body in bodies.items():
+        start = starts[header]
+        if len(body) == 1:  # a self-loop
+            blocks, low, high = frozenset((start,)), start, ends[header]
+        else:
+            ordered = sorted(body)  # faster than min() and max(): sorting ints compares them without rich compares
+            blocks, low, high = frozenset(map(starts.__getitem__, ordered)), starts[ordered[0]], ends[ordered[-1]]
+        header_latches = latches[header]
+        parent = parents[header]
+        loop = _new(Loop)  # frozen_instance inlined: ~1.3k loops a library
+        _set(
+            loop,
+            "__dict__",
             {
-                "header": starts[header],
-                "blocks": frozenset([starts[number] for number in body]),
-                "latches": tuple([starts[latch] for latch in latches[header]]),
+                "header": start,
+                "blocks": blocks,
+                "latches": (starts[header_latches[0]],)
+                if len(header_latches) == 1
+                else tuple(map(starts.__getitem__, header_latches)),
                 "kind": kinds[header],
                 "depth": depths[header],
-                "parent": None if parents[header] is None else starts[parents[header]],
+                "parent": None if parent is None else starts[parent],
                 "irreducible": header in irreducible,
-                "low": starts[min(body)],
-                "high": ends[max(body)],
+                "low": low,
+                "high": high,
             },
         )
-        for header, body in bodies.items()
-    ]
-    innermost_by_block = {starts[number]: starts[header] for number, header in innermost.items()}
-    return tuple(sorted(loops, key=lambda loop: (loop.depth, loop.header))), innermost_by_block
+        loops.append(loop)
+    loops.sort(key=lambda loop: (loop.depth, loop.header))
+    innermost_by_block: dict[int, int] = {}
+    for loop in loops:  # an inner loop overwrites its blocks (of two as deep, the higher header)
+        if len(loop.blocks) == 1:  # a self-loop: its block is its header
+            innermost_by_block[loop.header] = loop.header
+        else:
+            innermost_by_block.update(dict.fromkeys(loop.blocks, loop.header))
+    return tuple(loops), innermost_by_block
 
 
-def _dominated_body(header: int, latch: int, predecessors: list[list[int]], is_root: list[bool]) -> set[int] | None:
-    """The natural body of the edge `latch -> header` (the header and every block reaching the latch without passing
-    it), or None when the header does not dominate the latch. Every block hangs from a root of the depth-first search,
-    so the header dominates the latch exactly when that backward walk meets no root: no dominator tree needed."""
-    body = {header, latch}
-    if latch == header:
-        return body
-    if is_root[latch]:
-        return None
-    stack = [latch]
-    while stack:
-        for predecessor in predecessors[stack.pop()]:
-            if predecessor not in body:
-                if is_root[predecessor]:
-                    return None
-                body.add(predecessor)
-                stack.append(predecessor)
-    return body
+_NOT_SEEN, _ON_STACK = -1, -2  # a block's state in the search before it finishes
 
 
-def _reverse_postorder(successors: list[list[int]]) -> tuple[list[int], list[bool]]:
-    """Reverse-postorder number of each block (depth-first from the entry, then from every block not yet seen, such
-    as jump-table targets, lowest address first), and which blocks started a search (they hang from the root)."""
+def _depth_first_search(successors: list[list[int]]) -> tuple[list[tuple[int, int]], list[bool], list[int]]:
+    """Depth-first from the entry, then from every block not yet seen (such as jump-table targets), lowest first:
+    the back edges (latch, header) in latch order, then successor order (an edge to a block still on the search
+    stack: exactly the edges that retreat in reverse postorder), which blocks started a search (they hang from the
+    root), and each block's finishing number (a block comes after another in reverse postorder exactly when it
+    finishes first)."""
     count = len(successors)
-    seen = [False] * count
+    not_seen, on_stack = _NOT_SEEN, _ON_STACK
+    finish = [not_seen] * count  # or on_stack, or the finishing number: one list read per edge tells all three
     is_root = [False] * count
-    postorder: list[int] = []
-    for root in range(count):
-        if seen[root]:
-            continue
-        seen[root] = is_root[root] = True
+    finished = 0
+    back_edges = []
+    root = 0
+    while True:
+        finish[root] = on_stack
+        is_root[root] = True
         stack = [(root, iter(successors[root]))]
         while stack:
             node, children = stack[-1]
             for child in children:
-                if not seen[child]:
-                    seen[child] = True
+                child_finish = finish[child]
+                if child_finish == not_seen:
+                    finish[child] = on_stack
                     stack.append((child, iter(successors[child])))
                     break
+                if child_finish == on_stack:
+                    back_edges.append((node, child))
             else:
-                postorder.append(node)
+                finish[node] = finished
+                finished += 1
                 stack.pop()
-    position = [0] * count
-    for rank, node in enumerate(reversed(postorder)):
-        position[node] = rank
-    return position, is_root
+        if finished == count:
+            break
+        root = finish.index(not_seen, root)
+    back_edges.sort(key=_latch)  # stable: a latch's edges stay in successor order
+    return back_edges, is_root, finish
 
 
-def _irreducible_body(header: int, latch: int, predecessors: list[list[int]], position: list[int]) -> set[int]:
-    """Blocks that reach the latch without passing the header and come after it in reverse postorder."""
-    body = {header, latch}
-    stack = [latch] if latch != header else []
-    header_rank = position[header]
+def _latch(edge: tuple[int, int]) -> int:
+    return edge[0]
+
+
+def _predecessors(successors: list[list[int]]) -> list[list[int]]:
+    predecessors: list[list[int]] = [[] for _ in successors]
+    for number, targets in enumerate(successors):
+        for target in targets:
+            predecessors[target].append(number)
+    return predecessors
+
+
+def _loop_body(
+    header: int, latches: list[int], predecessors: list[list[int]], is_root: list[bool], finish: list[int]
+) -> tuple[set[int], bool]:
+    """The blocks that reach a latch without passing the header and come after it in reverse postorder (they finish
+    first), and whether the header dominates every latch. Every block hangs from a root of the depth-first search, so
+    it does exactly when this walk meets no root and no block before the header: then the body is the natural one
+    (the blocks a header dominates are its descendants in the search, after it in reverse postorder)."""
+    body = {header}
+    dominated = True
+    header_finish = finish[header]
+    stack = []
+    for latch in latches:
+        if latch not in body:
+            body.add(latch)
+            stack.append(latch)
+            if is_root[latch]:
+                dominated = False
     while stack:
         for predecessor in predecessors[stack.pop()]:
-            if predecessor not in body and position[predecessor] >= header_rank:
+            if predecessor not in body:
+                if finish[predecessor] > header_finish:
+                    dominated = False
+                    continue
+                if is_root[predecessor]:
+                    dominated = False
                 body.add(predecessor)
                 stack.append(predecessor)
-    return body
+    return body, dominated
 
 
-def _nest(bodies: dict[int, set[int]]) -> tuple[dict[int, int | None], dict[int, int], dict[int, int]]:
-    """Parent = the smallest other loop whose blocks include this loop's blocks (ties: the lowest header); and block
-    -> header of its innermost loop (outer loops first, an inner loop overwrites its blocks)."""
-    order = {header: (-len(body), header) for header, body in bodies.items()}
-    holders: dict[int, list[int]] = {}  # loop header -> the loops whose blocks include it
-    for outer, body in bodies.items():
-        for number in body:
-            if number in bodies:
-                holders.setdefault(number, []).append(outer)
-    parents: dict[int, int | None] = {}
+def _loop_kinds(latches: dict[int, list[int]], graph: _Graph) -> dict[int, str]:
+    """Header -> "pipelined" when an `:endloop` edge of a pipelined loop closes it, else "hardware" when an `:endloop`
+    edge does, else "branch"."""
+    endloop_edges = graph.endloop_edges
+    firsts, lasts = graph.first_packets, graph.last_packets
+    kinds = {}
+    for header, header_latches in latches.items():
+        kind = "branch"
+        if endloop_edges:
+            first = firsts[header]
+            for latch in header_latches:
+                stages = endloop_edges.get((lasts[latch], first))
+                if stages is not None:
+                    kind = "pipelined" if stages > 0 else "hardware"
+                    if stages > 0:
+                        break
+        kinds[header] = kind
+    return kinds
+
+
+def _nest(bodies: dict[int, set[int]]) -> tuple[dict[int, int | None], dict[int, int]]:
+    """Parent = the smallest other loop whose blocks include this loop's blocks (ties: the lowest header)."""
+    order = {header: (-len(body), header) for header, body in bodies.items()}  # larger loops first
+    headers = set(bodies)
+    parents: dict[int, int | None] = dict.fromkeys(bodies)
+    # smaller loops first: the first loop found to hold another one is its parent
+    for outer in sorted(bodies, key=lambda header: (len(bodies[header]), header)):
+        outer_body, outer_rank = bodies[outer], order[outer]
+        for header in outer_body & headers:  # the few loop headers in its body
+            if parents[header] is None and outer_rank < order[header] and bodies[header] <= outer_body:
+                parents[header] = outer
     depths: dict[int, int] = {}
-    for header in sorted(bodies, key=order.__getitem__):  # larger loops first: a parent's depth is known
-        body, rank = bodies[header], order[header]
-        enclosing = [outer for outer in holders[header] if order[outer] < rank and body <= bodies[outer]]
-        parent = min(enclosing, key=lambda outer: (len(bodies[outer]), outer)) if enclosing else None
-        parents[header] = parent
+    for header in sorted(bodies, key=order.__getitem__):  # a parent's depth is known before its children's
+        parent = parents[header]
         depths[header] = depths[parent] + 1 if parent is not None else 1
-    innermost: dict[int, int] = {}
-    for header in sorted(bodies, key=lambda header: (depths[header], header)):
-        for number in bodies[header]:
-            innermost[number] = header
-    return parents, depths, innermost
+    return parents, depths
 
 
-def _nest_reducible(
-    bodies: dict[int, set[int]],
-) -> tuple[dict[int, int | None], dict[int, int], dict[int, int]]:
+def _nest_reducible(bodies: dict[int, set[int]]) -> tuple[dict[int, int | None], dict[int, int]]:
     """`_nest` where every header dominates its loop: two loops are then disjoint or nested, so, largest first, a
     loop's parent is the innermost loop seen so far that holds its header."""
     parents: dict[int, int | None] = {}
     depths: dict[int, int] = {}
-    innermost: dict[int, int] = {}
+    innermost: dict[int, int] = {}  # loop header -> the innermost loop seen so far holding it
+    headers = set(bodies)
     for header in sorted(bodies, key=lambda header: (-len(bodies[header]), header)):
         parent = innermost.get(header)
         parents[header] = parent
         depths[header] = depths[parent] + 1 if parent is not None else 1
-        for number in bodies[header]:
-            innermost[number] = header
-    return parents, depths, innermost
+        innermost.update(dict.fromkeys(bodies[header] & headers, header))
+    return parents, depths

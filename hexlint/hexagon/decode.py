@@ -115,14 +115,16 @@ class Packet:
 class _LazyText:
     """Instruction.text of an instruction built by a light decoder (_LIGHT_DECODERS: every field but the text, which
     only --disasm, the tests and a few audit findings read): rendered by the full decoder on first read, then kept in
-    the instruction's field dict. Instructions built with a text keep it in that dict, which this never overrides."""
+    the instruction's field dict (a PC-relative word's, whose dict may be a template, renders it at each read).
+    Instructions built with a text keep it in that dict, which this never overrides."""
 
     def __get__(self, instance: Instruction | None, owner: type | None = None) -> object:
         if instance is None:
             return self
         fields = instance.__dict__
-        text = fields.get("_text", _render_text)(instance)
-        fields["text"] = text
+        text = _LIGHT_TEXTS.get(fields["iclass"], _render_text)(instance)  # type: ignore[call-overload]
+        if "_packet" not in fields:  # a PC-relative word's dict may be its template too (_light_instruction)
+            fields["text"] = text
         return text
 
 
@@ -1113,12 +1115,14 @@ _DECODERS: tuple[Callable[[int, int, int, int | None], Instruction], ...] = (
 
 # ---------------------------------------------------------------------------------------------------------------------
 # light decoders: (word, packet address, extender or None) -> the field dict the full decoder gives the word, without
-# "text" (see _LazyText), or None where the full decoder must run (every other word). The hidden
-# entries "_ext" and "_packet" (PC-relative words) say how the full decoder renders the text, "_text" names a cheaper
-# renderer from the fields (the audit reads the text of most stack accesses); "_new_value" marks a new-value jump,
-# whose text names a register of its packet. Only the words the audit reads most are here: jumps (not calls: their
-# text is read), loop set-ups, compare jumps, scalar loads and stores. tests/test_decode_scan.py holds every field and
-# the text to the full decoder.
+# "text" (see _LazyText), or None where the full decoder must run (every other word). The hidden entries "_ext" (only
+# when extended: a dict of at most five entries is the smallest, cheapest to make and free) and "_packet" (PC-relative
+# words) say how the full decoder renders the text; loads, stores and calls render theirs from the fields
+# (_LIGHT_TEXTS: the audit reads the text of most stack accesses and of every call); "_new_value" marks a new-value
+# jump, whose text names a register of its packet. Only the words the audit reads most are here: jumps and calls, loop
+# set-ups, compare jumps, scalar loads and stores, and the ALU32/XTYPE register writes the data flow follows (their
+# text is rarely read). tests/test_decode_scan.py holds every field and the text to the full decoder. An unextended
+# branch distance is sign-extended inline, (raw - 2 * (raw & sign bit)) * 4: _imm's call costs more than the decoding.
 
 
 def _light_j1(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
@@ -1126,7 +1130,7 @@ def _light_j1(word: int, packet: int, ext: int | None) -> dict[str, object] | No
     if word & 0x08000000:
         return {"word": word, "iclass": "HVX", "mnemonic": "", "is_hvx": True, "_ext": ext}
     raw = ((word >> 20) & 3) << 7 | (word >> 1) & 0x7F
-    target = (packet + _imm(raw, 9, 4, True, ext)) & _MASK32
+    target = (packet + ((raw - ((raw & 0x100) << 1)) << 2 if ext is None else _imm(raw, 9, 4, True, ext))) & _MASK32
     fields: dict[str, object] = {"word": word, "iclass": "J", "mnemonic": "jump", "branch": "jump", "target": target}
     op = (word >> 24) & 15
     if op == 6:  # rD = #u6 ; jump
@@ -1144,7 +1148,7 @@ def _light_j2(word: int, packet: int, ext: int | None) -> dict[str, object] | No
     if word & 0x08000000:
         return _light_vmem(word, ext)
     raw = ((word >> 20) & 3) << 7 | (word >> 1) & 0x7F
-    target = (packet + _imm(raw, 9, 4, True, ext)) & _MASK32
+    target = (packet + ((raw - ((raw & 0x100) << 1)) << 2 if ext is None else _imm(raw, 9, 4, True, ext))) & _MASK32
     return {
         "word": word,
         "iclass": "J",
@@ -1171,30 +1175,49 @@ def _light_vmem(word: int, ext: int | None) -> dict[str, object] | None:
     base = _R[(word >> 16) & 31]
     if group == 0:
         offset = _signed(((word >> 13) & 1) << 3 | (word >> 8) & 7, 4) * 128
-        access = _memory(base, offset, store, True, 128, False, _V[word & 31], None)
-        writes: tuple[RegisterWrite, ...] = ()
+        access = _MEMORY_ACCESSES.get((base, offset, store, True, 128, False, _V[word & 31], None))  # _memory inlined
+        if access is None:
+            access = _memory(base, offset, store, True, 128, False, _V[word & 31], None)
+        fields = {"word": word, "iclass": "HVX", "mnemonic": mnemonic, "memory": access, "is_hvx": True}
     else:
         increment = _signed((word >> 8) & 7, 3) * 128 if group == 1 else None
         access = _memory(base, 0, store, True, 128, True, _V[word & 31], increment)
-        writes = (_post_write(base, increment),)
-    return {"word": word, "iclass": "HVX", "mnemonic": mnemonic, "conditional": bool(predicate), "memory": access,
-            "writes": writes, "is_hvx": True, "_ext": ext}  # fmt: skip
+        fields = {"word": word, "iclass": "HVX", "mnemonic": mnemonic, "memory": access, "is_hvx": True,
+                  "writes": (_post_write(base, increment),)}  # fmt: skip
+    if predicate:
+        fields["conditional"] = True
+    if ext is not None:
+        fields["_ext"] = ext
+    return fields
 
 
 def _light_j5(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
-    """_decode_j5: jump #r22:2 and if ([!]pU[.new]) jump #r15:2 (the audit reads the text of calls)."""
+    """_decode_j5: jump/call #r22:2 and if ([!]pU[.new]) jump/call #r15:2 (a call's text: _branch_text)."""
     group = (word >> 25) & 7
-    if group == 4:
+    if group == 4 or group == 5:
         raw = ((word >> 16) & 0x1FF) << 13 | (word >> 1) & 0x1FFF
-        target = (packet + _imm(raw, 22, 4, True, ext)) & _MASK32
-        return {"word": word, "iclass": "J", "mnemonic": "jump", "branch": "jump", "target": target, "_ext": ext,
+        target = packet + ((raw - ((raw & 0x200000) << 1)) << 2 if ext is None else _imm(raw, 22, 4, True, ext))
+        target &= _MASK32
+        kind = "call" if group == 5 else "jump"
+        return {"word": word, "iclass": "J", "mnemonic": kind, "branch": kind, "target": target, "_ext": ext,
                 "_packet": packet}  # fmt: skip
-    if group == 6 and not word & 0x01000000:
+    if group == 6:
         raw = ((word >> 22) & 3) << 13 | ((word >> 16) & 0x1F) << 8 | ((word >> 13) & 1) << 7 | (word >> 1) & 0x7F
-        target = (packet + _imm(raw, 15, 4, True, ext)) & _MASK32
-        return {"word": word, "iclass": "J", "mnemonic": "jump", "branch": "jump", "target": target,
+        target = packet + ((raw - ((raw & 0x4000) << 1)) << 2 if ext is None else _imm(raw, 15, 4, True, ext))
+        target &= _MASK32
+        kind = "call" if word & 0x01000000 else "jump"
+        return {"word": word, "iclass": "J", "mnemonic": kind, "branch": kind, "target": target,
                 "conditional": True, "_ext": ext, "_packet": packet}  # fmt: skip
     return None
+
+
+def _branch_text(instruction: Instruction) -> str:
+    """The full decoder's text of a light call (the audit reads every call's), else _render_text's."""
+    if instruction.branch != "call":
+        return _render_text(instruction)
+    word = instruction.word
+    cond = _cond_text((word >> 8) & 3, bool(word & 0x00200000), False) if instruction.conditional else ""
+    return f"{cond}call 0x{instruction.target:x}"
 
 
 def _light_cr(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
@@ -1202,7 +1225,8 @@ def _light_cr(word: int, packet: int, ext: int | None) -> dict[str, object] | No
     top = (word >> 21) & 127
     if top >> 3 == 0b0001:  # if (rS op #0) jump #r13:2
         raw = ((word >> 21) & 1) << 12 | ((word >> 13) & 1) << 11 | (word >> 1) & 0x7FF
-        target = (packet + _imm(raw, 13, 4, True, ext)) & _MASK32
+        target = packet + ((raw - ((raw & 0x1000) << 1)) << 2 if ext is None else _imm(raw, 13, 4, True, ext))
+        target &= _MASK32
         return {"word": word, "iclass": "J", "mnemonic": "jump", "branch": "jump", "target": target,
                 "conditional": True, "_ext": ext, "_packet": packet}  # fmt: skip
     if top in _CR_LOOPS:
@@ -1232,22 +1256,27 @@ def _light_ld(word: int, packet: int, ext: int | None) -> dict[str, object] | No
     mode = (word >> 25) & 3
     base = _R[(word >> 16) & 31]
     register = _PAIR[word & 31] if pair else _R[word & 31]
-    fields: dict[str, object] = {"word": word, "iclass": "LD", "mnemonic": mnemonic, "_ext": ext, "_text": _load_text}
     if not word & 0x08000000:
         if word & 0x0FE00000 == 0x02000000:  # memw_phys, locked/acquire loads, vextract
             return None
         raw = mode << 9 | (word >> 5) & 0x1FF
         offset = (raw - 2048 if raw & 0x400 else raw) * size if ext is None else _imm(raw, 11, size, True, ext)
-        fields["memory"] = _memory(base, offset, False, False, size, False, register, None)
-        fields["writes"] = _OTHER_WRITES_BY_NAME[register]
-        return fields
-    if mode != 1 or word & 0x1000:  # circular, absolute-set, register-modified, bit-reversed, indexed forms
-        return None
-    increment = _signed((word >> 5) & 15, 4) * size
-    fields["memory"] = _memory(base, 0, False, False, size, True, register, increment)
-    fields["writes"] = (*_OTHER_WRITES_BY_NAME[register], _write(base, "add_imm", base, increment))
-    if word & 0x2000:
-        fields["conditional"] = True
+        memory = _MEMORY_ACCESSES.get((base, offset, False, False, size, False, register, None))  # _memory inlined
+        if memory is None:
+            memory = _memory(base, offset, False, False, size, False, register, None)
+        fields = {"word": word, "iclass": "LD", "mnemonic": mnemonic, "memory": memory,
+                  "writes": _OTHER_WRITES_BY_NAME[register]}  # fmt: skip
+    else:
+        if mode != 1 or word & 0x1000:  # circular, absolute-set, register-modified, bit-reversed, indexed forms
+            return None
+        increment = _signed((word >> 5) & 15, 4) * size
+        memory = _memory(base, 0, False, False, size, True, register, increment)
+        writes = (*_OTHER_WRITES_BY_NAME[register], _write(base, "add_imm", base, increment))
+        fields = {"word": word, "iclass": "LD", "mnemonic": mnemonic, "memory": memory, "writes": writes}
+        if word & 0x2000:
+            fields["conditional"] = True
+    if ext is not None:
+        fields["_ext"] = ext
     return fields
 
 
@@ -1263,19 +1292,24 @@ def _light_st(word: int, packet: int, ext: int | None) -> dict[str, object] | No
     data = (word >> 8) & 31
     register = _PAIR[data] if size == 8 else _R[data]
     mode = (word >> 25) & 3
-    fields: dict[str, object] = {"word": word, "iclass": "ST", "mnemonic": mnemonic, "_ext": ext, "_text": _store_text}
     if not word & 0x08000000:
         raw = mode << 9 | ((word >> 13) & 1) << 8 | (word & 0xFF)
         offset = (raw - 2048 if raw & 0x400 else raw) * size if ext is None else _imm(raw, 11, size, True, ext)
-        fields["memory"] = _memory(base, offset, True, False, size, False, register, None)
-        return fields
-    if mode != 1 or word & 0x80:  # circular, absolute-set, register-modified, bit-reversed, indexed forms
-        return None
-    increment = _signed((word >> 3) & 15, 4) * size
-    fields["memory"] = _memory(base, 0, True, False, size, True, register, increment)
-    fields["writes"] = (_write(base, "add_imm", base, increment),)
-    if word & 0x2000:
-        fields["conditional"] = True
+        memory = _MEMORY_ACCESSES.get((base, offset, True, False, size, False, register, None))  # _memory inlined
+        if memory is None:
+            memory = _memory(base, offset, True, False, size, False, register, None)
+        fields = {"word": word, "iclass": "ST", "mnemonic": mnemonic, "memory": memory}
+    else:
+        if mode != 1 or word & 0x80:  # circular, absolute-set, register-modified, bit-reversed, indexed forms
+            return None
+        increment = _signed((word >> 3) & 15, 4) * size
+        memory = _memory(base, 0, True, False, size, True, register, increment)
+        writes = (_write(base, "add_imm", base, increment),)
+        fields = {"word": word, "iclass": "ST", "mnemonic": mnemonic, "memory": memory, "writes": writes}
+        if word & 0x2000:
+            fields["conditional"] = True
+    if ext is not None:
+        fields["_ext"] = ext
     return fields
 
 
@@ -1285,7 +1319,7 @@ def _load_text(instruction: Instruction) -> str:
     if memory.post_increment:  # type: ignore[union-attr]
         cond = _cond_text((word >> 9) & 3, bool(word & 0x800), bool(word & 0x1000)) if word & 0x2000 else ""
         return f"{cond}{memory.register} = {instruction.mnemonic}({memory.base}++#{memory.increment})"  # type: ignore[union-attr]
-    hash_sign = "#" if instruction.__dict__["_ext"] is None else "##"
+    hash_sign = "#" if instruction.__dict__.get("_ext") is None else "##"
     return f"{memory.register} = {instruction.mnemonic}({memory.base}+{hash_sign}{memory.offset})"  # type: ignore[union-attr]
 
 
@@ -1296,12 +1330,117 @@ def _store_text(instruction: Instruction) -> str:
     if memory.post_increment:  # type: ignore[union-attr]
         cond = _cond_text(word & 3, bool(word & 4), bool(word & 0x80)) if word & 0x2000 else ""
         return f"{cond}{instruction.mnemonic}({memory.base}++#{memory.increment}) = {shown}"  # type: ignore[union-attr]
-    hash_sign = "#" if instruction.__dict__["_ext"] is None else "##"
+    hash_sign = "#" if instruction.__dict__.get("_ext") is None else "##"
     return f"{instruction.mnemonic}({memory.base}+{hash_sign}{memory.offset}) = {shown}"  # type: ignore[union-attr]
+
+
+def _light_alu32_7(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_alu32_7: transfers, and(rS,#s10), combines with an immediate, conditional adds, other writes."""
+    if word & 0x0F000000 == 0x0F000000:
+        return {"word": word, "iclass": "ALU32", "mnemonic": "nop"}
+    dest = _R[word & 31]
+    conditional = False
+    if word & 0x0FE02000 == 0x00600000:  # rD = rS
+        mnemonic, writes = "tfr", (_write(dest, "copy", _R[(word >> 16) & 31]),)
+    elif word & 0x0F200000 == 0x08000000:  # rD = #s16
+        raw = ((word >> 22) & 3) << 14 | ((word >> 16) & 31) << 9 | (word >> 5) & 0x1FF
+        mnemonic, writes = "tfrsi", (_write(dest, "other", immediate=_imm(raw, 16, 1, True, ext)),)
+    elif word & 0x0FC00000 == 0x06000000:  # rD = and(rS,#s10)
+        value = _imm(((word >> 21) & 1) << 9 | (word >> 5) & 0x1FF, 10, 1, True, ext)
+        mnemonic, writes = "and", (_write(dest, "other", _R[(word >> 16) & 31], value),)
+    elif word & 0x0F402000 == 0x03002000:  # rDD = combine(rS,#s8) / combine(#s8,rS)
+        pair, source = word & 30, _R[(word >> 16) & 31]
+        value = _imm((word >> 5) & 0xFF, 8, 1, True, ext)
+        if word & 0x00200000:
+            writes = (_write(_R[pair + 1], "other", immediate=value), _write(_R[pair], "copy", source))
+        else:
+            writes = (_write(_R[pair + 1], "copy", source), _write(_R[pair], "other", immediate=value))
+        mnemonic = "combine"
+    elif word & 0x0F000000 == 0x04000000:  # if ([!]pU[.new]) rD = add(rS,#s8)
+        source = _R[(word >> 16) & 31]
+        value = _imm((word >> 5) & 0xFF, 8, 1, True, ext)
+        mnemonic, conditional = "add", True
+        writes = (_write(dest, "add_imm", source, value) if value else _write(dest, "copy", source),)
+    else:
+        return _light_undecoded(word, "ALU32", ext)
+    fields: dict[str, object] = {"word": word, "iclass": "ALU32", "mnemonic": mnemonic, "writes": writes}
+    if conditional:
+        fields["conditional"] = True
+    if ext is not None:
+        fields["_ext"] = ext
+    return fields
+
+
+def _light_alu32_b(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_alu32_b: rD = add(rS,#s16)."""
+    value = _imm(((word >> 21) & 0x7F) << 9 | (word >> 5) & 0x1FF, 16, 1, True, ext)
+    writes = (_write(_R[word & 31], "add_imm", _R[(word >> 16) & 31], value),)
+    fields: dict[str, object] = {"word": word, "iclass": "ALU32", "mnemonic": "add", "writes": writes}
+    if ext is not None:
+        fields["_ext"] = ext
+    return fields
+
+
+def _light_alu32_f(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_alu32_f: combines of two registers, add(rS,rT) and sub(rT,rS), other writes."""
+    if word & 0x0FE00000 == 0x0D000000:  # if ([!]pU[.new]) rDD = combine(rS,rT)
+        dest = word & 30
+        writes = (_write(_R[dest | 1], "copy", _R[(word >> 16) & 31]), _write(_R[dest], "copy", _R[(word >> 8) & 31]))
+        fields: dict[str, object] = {"word": word, "iclass": "ALU32", "mnemonic": "combine", "writes": writes,
+                                     "conditional": True}  # fmt: skip
+    elif word & 0x0FE02000 == 0x05000000:  # rDD = combine(rS,rT)
+        dest = word & 31
+        writes = (
+            _write(_R[dest | 1], "copy", _R[(word >> 16) & 31]),
+            _write(_R[dest & ~1], "copy", _R[(word >> 8) & 31]),
+        )
+        fields = {"word": word, "iclass": "ALU32", "mnemonic": "combine", "writes": writes}
+    elif word & 0x0FC00000 == 0x03000000:  # rD = add(rS,rT) / rD = sub(rT,rS)
+        first, second = _R[(word >> 16) & 31], _R[(word >> 8) & 31]
+        if word & 0x00200000:
+            first, second = second, first
+        mnemonic = "sub" if word & 0x00200000 else "add"
+        writes = (_write(_R[word & 31], "other", first, index=second),)
+        fields = {"word": word, "iclass": "ALU32", "mnemonic": mnemonic, "writes": writes}
+    else:
+        return _light_undecoded(word, "ALU32", ext)
+    if ext is not None:
+        fields["_ext"] = ext
+    return fields
+
+
+def _light_xtype(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
+    """_decode_xtype: addasl and the words decoded to their writes (double operations: the full decoder)."""
+    nibble = word >> 28
+    if nibble == 0xC and word & 0x0FE02000 == 0x04000000:  # rD = addasl(rT,rS,#u3)
+        write = _write(_R[word & 31], "other", _R[(word >> 8) & 31], index=_R[(word >> 16) & 31])
+        fields: dict[str, object] = {"word": word, "iclass": "XTYPE", "mnemonic": "addasl", "writes": (write,)}
+        if ext is not None:
+            fields["_ext"] = ext
+        return fields
+    if (nibble, (word >> 21) & 127) in _DOUBLE_ROWS:
+        return None
+    return _light_undecoded(word, "XTYPE", ext)
+
+
+def _light_undecoded(word: int, iclass: str, ext: int | None) -> dict[str, object]:
+    """_undecoded: a word decoded to its class and the registers it writes."""
+    writes = _generic_writes(word)
+    fields: dict[str, object] = {"word": word, "iclass": iclass, "mnemonic": ""}
+    if writes:
+        fields["writes"] = writes
+    if ext is not None:
+        fields["_ext"] = ext
+    return fields
 
 
 def _no_light(word: int, packet: int, ext: int | None) -> dict[str, object] | None:
     return None
+
+
+# the renderers of light decodings by class (any other class: _render_text); a light LD or ST is a scalar load or
+# store of _light_ld/_light_st, every other load or store keeps its text: their dicts need no entry naming it
+_LIGHT_TEXTS: dict[str, Callable[[Instruction], str]] = {"LD": _load_text, "ST": _store_text, "J": _branch_text}
 
 
 _LIGHT_DECODERS: tuple[Callable[[int, int, int | None], dict[str, object] | None], ...] = (
@@ -1312,15 +1451,15 @@ _LIGHT_DECODERS: tuple[Callable[[int, int, int | None], dict[str, object] | None
     _no_light,  # 0100 predicated and gp-relative loads/stores
     _light_j5,
     _light_cr,
-    _no_light,  # 0111 ALU32
-    _no_light,  # 1000 XTYPE
+    _light_alu32_7,
+    _light_xtype,  # 1000
     _light_ld,
     _light_st,
-    _no_light,  # 1011 add(rS,#s16)
-    _no_light,
-    _no_light,
-    _no_light,
-    _no_light,  # 1111 ALU32
+    _light_alu32_b,  # 1011 add(rS,#s16)
+    _light_xtype,  # 1100
+    _light_xtype,  # 1101
+    _light_xtype,  # 1110
+    _light_alu32_f,
 )
 
 
@@ -1362,19 +1501,21 @@ _DUPLEX_GROUPS = (
 
 
 def _sub(address: int, word: int, mnemonic: str, text: str, iclass: str, **fields: object) -> Instruction:
-    return _instruction(address, word, iclass, mnemonic, text, is_duplex_half=True, **fields)  # type: ignore[arg-type]
+    """A duplex half: _instruction(..., is_duplex_half=True, **fields) without a second keyword dict."""
+    fields["word"] = word
+    fields["iclass"] = iclass
+    fields["mnemonic"] = mnemonic
+    fields["text"] = text
+    fields["is_duplex_half"] = True
+    return _at(fields, address)
 
 
 def _sub_load(address: int, word: int, mnemonic: str, size: int, dest: str, base: str, offset: int) -> Instruction:
-    return _sub(
-        address,
-        word,
-        mnemonic,
-        f"{dest} = {mnemonic}({base}+#{offset})",
-        "LD",
-        memory=_memory(base, offset, False, False, size, register=dest),
-        writes=_writes_other(dest),
-    )
+    memory = _MEMORY_ACCESSES.get((base, offset, False, False, size, False, dest, None))  # _memory inlined
+    if memory is None:
+        memory = _memory(base, offset, False, False, size, register=dest)
+    text = f"{dest} = {mnemonic}({base}+#{offset})"
+    return _sub(address, word, mnemonic, text, "LD", memory=memory, writes=_OTHER_WRITES_BY_NAME[dest])
 
 
 def _sub_store(address: int, word: int, mnemonic: str, size: int, data: str, base: str, offset: int) -> Instruction:
@@ -1719,7 +1860,13 @@ def _quick_flags(word: int) -> int:
         if top in _CR_LOOPS:
             return flags | WORD_LOOP_SETUP
         return flags | WORD_BRANCH if top >> 3 == 1 else flags | WORD_WRITES
-    return -1  # 3 and 4: register-indexed, gp-relative, predicated memory forms
+    group = (word >> 24) & 15
+    if iclass == 3:  # register-indexed loads (groups 0-3, 1010) and stores, store-immediate, memory operations
+        flags |= WORD_MEMORY | WORD_WRITES if group < 4 or group == 0b1010 else WORD_MEMORY
+        return flags | WORD_STACK_MEMORY if base else flags
+    # 4: predicated loads (odd groups) and stores at base+#u6 (groups 0-7, base in bits 20:16), gp-relative ones
+    flags |= WORD_MEMORY | WORD_WRITES if group & 1 else WORD_MEMORY
+    return flags | WORD_STACK_MEMORY if base and group < 8 else flags
 
 
 # _quick_flags for every word of a section at once, lane by lane in C: a word's flags depend on its top byte (ICLASS,
@@ -1783,8 +1930,14 @@ def _flag_tables() -> _FlagTables:
             columns["row_flag"][top] = WORD_LOOP_SETUP
             columns["low"][top] = WORD_BRANCH if nibble == 1 else 0
             columns["row_writes"][top] = 0 if nibble == 1 else 0xFF & ~loops
-        elif iclass in (3, 4):
-            columns["row_slow"][top] = 0xFF
+        elif iclass == 3:
+            columns["low"][top] = WORD_MEMORY
+            columns["high"][top] = 1 if nibble < 4 or nibble == 0b1010 else 0
+            columns["if_base"][top] = WORD_STACK_MEMORY
+        elif iclass == 4:
+            columns["low"][top] = WORD_MEMORY
+            columns["high"][top] = nibble & 1
+            columns["if_base"][top] = WORD_STACK_MEMORY if nibble < 8 else 0
     byte_values = range(256)
     return _FlagTables(
         **{name: bytes(values) for name, values in columns.items()},
@@ -2038,6 +2191,12 @@ class CodeScan:
             if words[index] >= 0x10000000:  # not an extender
                 distance -= 1
                 if distance == 0:
+                    word = words[index]
+                    # as word_instructions: a word seen before, no extender before it, its packet not decoded
+                    if word & 0xC000 and (index == first or words[index - 1] >= 0x10000000):
+                        fields = self.cache.words.get(word)
+                        if fields is not None and packet_index not in self._opened:
+                            return _at(fields, base + (index << 2))
                     return self.word_instructions(index, packet_index)[0]
                 if distance < 0:
                     break
@@ -2059,8 +2218,8 @@ class CodeScan:
         target = fields.get("target") if setup is None else setup.start  # type: ignore[attr-defined]
         if target is None:
             self.cache.words[key] = fields
-        else:  # the template is a copy: this instruction's dict may get its own text
-            self.cache.relative_words[key] = (dict(fields), (target - packet_address) & _MASK32, None, None)
+        else:  # the template is this instruction's own dict, which keeps no text (_LazyText): copies change it
+            self.cache.relative_words[key] = (fields, (target - packet_address) & _MASK32, None, None)
         return _at(fields, address)
 
     def endloop(self, index: int) -> frozenset[int]:
@@ -2194,20 +2353,25 @@ class PacketRange(Sequence[Packet]):
         instructions_with builds them."""
         scan = self.scan
         packet = self.low + index
-        base, addresses, flags = scan.address, scan.packet_addresses, scan.word_flags
+        base, addresses, flags, words = scan.address, scan.packet_addresses, scan.word_flags, scan.words
         packet_address = addresses[packet]
         first = (packet_address - base) >> 2
         result: list[Instruction] = []
         closed = packet not in scan._opened
+        templates = scan.cache.words
         for index in range(first, (addresses[packet + 1] - base) >> 2):
             if not flags[index] & mask:
                 continue
-            word = scan.words[index]
+            word = words[index]
             # as instructions_with: no extender before it, its packet not decoded
-            if closed and word & 0xC000 and (index == first or scan.words[index - 1] >= 0x10000000):
-                templates = scan.cache.words
+            if closed and word & 0xC000 and (index == first or words[index - 1] >= 0x10000000):
                 fields = templates.get(word)
-                if fields is None and word not in scan.cache.relative_words:
+                relative = None if fields is not None else scan.cache.relative_words.get(word)
+                if relative is not None and relative[2] is None and "loop_setup" not in relative[0]:
+                    fields = relative[0].copy()  # a light jump or call seen before: _relative_at inlined
+                    fields["_packet"] = packet_address
+                    fields["target"] = (packet_address + relative[1]) & _MASK32
+                elif fields is None and relative is None:
                     address = base + (index << 2)
                     fields = _LIGHT_DECODERS[word >> 28](word, packet_address, None)
                     if fields is None:
@@ -2216,7 +2380,7 @@ class PacketRange(Sequence[Packet]):
                             result.append(instruction)
                             continue
                         closed = scan.packet(packet) is None  # the word needs its packet (see instructions_with)
-                    elif "target" in fields or "loop_setup" in fields or "_new_value" in fields:
+                    elif "_packet" in fields:  # PC-relative, a loop set-up or a new-value jump
                         result.append(scan._light_instruction(fields, word, packet, packet_address, address))
                         continue
                     else:
@@ -2256,7 +2420,8 @@ class PacketRange(Sequence[Packet]):
         first, last = self.word_range()
         addresses, base, low, words, opened = scan.packet_addresses, scan.address, self.low, scan.words, scan._opened
         templates = scan.cache.words
-        get_template, get_relative = templates.get, scan.cache.relative_words.get
+        relative_templates = scan.cache.relative_words
+        get_template, get_relative = templates.get, relative_templates.get
         instructions_of, first_decoding = scan.word_instructions, scan._first_decoding
         light_decoders, light_instruction = _LIGHT_DECODERS, scan._light_instruction
         new, set_attributes, set_address, instruction_class = _new, _set, _set_address, Instruction
@@ -2288,14 +2453,29 @@ class PacketRange(Sequence[Packet]):
                     continue
                 relative = get_relative(word)
                 if relative is not None:
-                    append((position, _relative_at(*relative, packet_address, address)))
+                    fields = relative[0]
+                    if relative[2] is None and "loop_setup" not in fields:  # a light jump or call: _relative_at inlined
+                        fields = fields.copy()
+                        fields["_packet"] = packet_address
+                        fields["target"] = (packet_address + relative[1]) & _MASK32
+                        instruction = new(instruction_class)
+                        set_attributes(instruction, "__dict__", fields)
+                        set_address(instruction, address)
+                        append((position, instruction))
+                    else:
+                        append((position, _relative_at(*relative, packet_address, address)))
                     continue
                 fields = light_decoders[word >> 28](word, packet_address, None)
                 if fields is not None:  # first_decoding inlined for a light word: most first decodings are
-                    if "target" in fields or "loop_setup" in fields or "_new_value" in fields:
-                        append((position, light_instruction(fields, word, packet, packet_address, address)))
-                        continue
-                    templates[word] = fields
+                    if "_packet" in fields:  # PC-relative, a loop set-up or a new-value jump: their packet counts
+                        target = fields.get("target")
+                        if target is None or "_new_value" in fields:
+                            append((position, light_instruction(fields, word, packet, packet_address, address)))
+                            continue
+                        # a jump or call: _light_instruction inlined (~7k new ones an audit of upstream v79)
+                        relative_templates[word] = (fields, (target - packet_address) & _MASK32, None, None)
+                    else:
+                        templates[word] = fields
                     instruction = new(instruction_class)
                     set_attributes(instruction, "__dict__", fields)
                     set_address(instruction, address)
@@ -2632,5 +2812,5 @@ def _decode_duplex_cached(
         decoded = _decode_duplex(word, address, ext)
     except Exception:  # as above
         decoded = (_unknown(word, address, "UNKNOWN"),)
-    templates[key] = tuple(half.__dict__ for half in decoded)
+    templates[key] = (decoded[0].__dict__, decoded[1].__dict__) if len(decoded) == 2 else (decoded[0].__dict__,)
     return decoded
