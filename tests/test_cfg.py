@@ -137,6 +137,32 @@ def test_irreducible_cycle_is_reported_as_a_loop():
     assert loops[0].irreducible
 
 
+def test_alignment_padding_before_a_loop_body_does_not_make_the_loop_irreducible():
+    # The entry jumps to the loop's test at 0x10C; the body at 0x108 is aligned by a nop nothing executes (0x104).
+    packets = [
+        packet(0x100, jump(0x100, 0x10C)),
+        nop(0x104),
+        packet(0x108, insn(0x108, "r0 = add(r0,#1)")),
+        packet(0x10C, jump(0x10C, 0x108, conditional=True)),
+        packet(0x110, ret(0x110)),
+    ]
+    (loop,) = build_cfg(packets).loops
+    assert (loop.header, loop.blocks, loop.irreducible) == (0x10C, {0x108, 0x10C}, False)
+    # The same block holding real work is an entry nothing visible reaches (a jump-table target): two entries.
+    packets[1] = packet(0x104, insn(0x104, "r1 = #0"))
+    (loop,) = build_cfg(packets).loops
+    assert loop.irreducible
+
+
+@pytest.mark.parametrize("library", sorted(CORE_LIB.glob("libhtp-core-v*.so")), ids=lambda p: p.name)
+def test_the_structured_core_has_no_irreducible_loop(library):
+    # Our kernels are structured C (no goto): every loop has one entry, whatever padding clang puts before it.
+    audit = audit_image(load_elf(library))
+    loops = [loop for function in audit.functions for loop in function.cfg.loops]
+    assert len(loops) > 100
+    assert [loop.header for loop in loops if loop.irreducible] == []
+
+
 def test_loop_only_reached_through_a_jump_table_is_found():
     packets = [
         packet(0x100, insn(0x100, "jumpr r2", branch="jumpr")),

@@ -36,9 +36,18 @@ VIRTUAL_ROOT = -1
 
 
 def reference_natural_loops(cfg: FunctionCfg) -> dict[int, set[int]]:
-    """Header -> body of every natural loop, from dominator sets; the DFS roots hang from a virtual root."""
+    """Header -> body of every natural loop, from dominator sets; the DFS roots hang from a virtual root; alignment
+    padding (a nop-only block nothing reaches, falling into a block reached otherwise) is left out."""
     starts = [block.start for block in cfg.blocks]
     successors = {block.start: list(block.successors) for block in cfg.blocks}
+    reached_by = {start: [s for s in starts if start in successors[s]] for start in starts}
+    for block in cfg.blocks[1:]:  # alignment padding: never executed, out of the graph
+        instructions = [
+            i for packet in cfg.packets[block.first_packet : block.last_packet + 1] for i in packet.instructions
+        ]
+        into_reached = all(len(reached_by[target]) > 1 for target in block.successors)
+        if not reached_by[block.start] and into_reached and all(i.mnemonic == "nop" for i in instructions):
+            successors[block.start] = []
     predecessors: dict[int, list[int]] = {start: [] for start in starts}
     for start, targets in successors.items():
         for target in targets:

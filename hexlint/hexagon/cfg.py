@@ -18,7 +18,9 @@ caller hands them over (the binary audit reads them from a scan's flagged words,
 after works on block numbers. A function whose edges all go to higher addresses has no cycle, hence no loop. Otherwise
 one depth-first search finds the back edges, its roots (the entry, then every block nothing before reaches, such as
 jump-table targets) and the reverse postorder; no dominator tree is built: a header dominates its latches exactly when
-the one backward walk from them that collects the body meets no root and no block before the header.
+the one backward walk from them that collects the body meets no root and no block before the header. Alignment
+padding (nop-only blocks nothing reaches, in front of a block reached otherwise) is left out of the search: never
+executed, it is no entry into the loop it falls into.
 """
 
 from __future__ import annotations
@@ -182,7 +184,7 @@ def build_cfg(
         return FunctionCfg(start, end, (), [], [], [], [], [], (), {})
     scan = _scan(packets, addresses, control)
     graph = _blocks(addresses, ends, last_end, scan)
-    loops, innermost_by_block = _loops(graph) if graph.has_retreating_edge else ((), {})
+    loops, innermost_by_block = _loops(graph, packets) if graph.has_retreating_edge else ((), {})
     cfg = FunctionCfg(
         start,
         end,
@@ -569,16 +571,23 @@ def _nearest_setup_start(
     return None
 
 
-def _loops(graph: _Graph) -> tuple[tuple[Loop, ...], dict[int, int]]:
+def _loops(graph: _Graph, packets: Sequence[Packet]) -> tuple[tuple[Loop, ...], dict[int, int]]:
     """Natural loops of the back edges of a depth-first search, nested; and block start -> header of its innermost
     loop."""
     successors = graph.successors
     back_edges, is_root, finish = _depth_first_search(successors)
+    # built with the :endloop edges, else on the first loop that is more than a self-loop
+    predecessors: list[list[int]] = graph.predecessors or []
+    if is_root.count(True) > 1:  # blocks nothing before reaches: alignment padding is no entry, search without it
+        predecessors = predecessors or _predecessors(successors)
+        padding = _padding_blocks(graph, predecessors, is_root, packets)
+        if padding:
+            successors = [[] if number in padding else targets for number, targets in enumerate(successors)]
+            predecessors = _predecessors(successors)
+            back_edges, is_root, finish = _depth_first_search(successors)
     latches: dict[int, list[int]] = {}  # header -> its latches, in block order (then in successor order)
     for latch, header in back_edges:
         latches.setdefault(header, []).append(latch)
-    # built with the :endloop edges, else on the first loop that is more than a self-loop
-    predecessors: list[list[int]] = graph.predecessors or []
     bodies: dict[int, set[int]] = {}
     irreducible: set[int] = set()
     for header, header_latches in latches.items():
@@ -631,6 +640,28 @@ def _loops(graph: _Graph) -> tuple[tuple[Loop, ...], dict[int, int]]:
         else:
             innermost_by_block.update(dict.fromkeys(loop.blocks, loop.header))
     return tuple(loops), innermost_by_block
+
+
+def _padding_blocks(
+    graph: _Graph, predecessors: list[list[int]], is_root: list[bool], packets: Sequence[Packet]
+) -> set[int]:
+    """Blocks nothing jumps or falls into, holding only `nop`s, that fall into a block something else reaches: the
+    alignment padding a compiler puts after a jump, before an aligned loop body. Never executed, so they are left out
+    of the loop search: as search roots they would make the loop they fall into look enterable from outside its
+    header (irreducible). A nop block that alone leads to its successor stays a root (it may be a jump-table target)."""
+    firsts, lasts, successors = graph.first_packets, graph.last_packets, graph.successors
+    return {
+        number
+        for number in range(1, len(is_root))
+        if is_root[number]
+        and not predecessors[number]
+        and all(len(predecessors[target]) > 1 for target in successors[number])
+        and all(
+            instruction.mnemonic == "nop"
+            for index in range(firsts[number], lasts[number] + 1)
+            for instruction in packets[index].instructions
+        )
+    }
 
 
 _NOT_SEEN, _ON_STACK = -1, -2  # a block's state in the search before it finishes
