@@ -656,12 +656,21 @@ def _padding_blocks(
         if is_root[number]
         and not predecessors[number]
         and all(len(predecessors[target]) > 1 for target in successors[number])
-        and all(
-            instruction.mnemonic == "nop"
-            for index in range(firsts[number], lasts[number] + 1)
-            for instruction in packets[index].instructions
-        )
+        and _only_nops(packets, firsts[number], lasts[number])
     }
+
+
+def _only_nops(packets: Sequence[Packet], first: int, last: int) -> bool:
+    """Whether packets first..last hold only `nop`s; of a PacketRange, read from the words without decoding them."""
+    if isinstance(packets, PacketRange):
+        scan = packets.scan
+        low = (scan.packet_addresses[packets.low + first] - scan.address) >> 2
+        high = (scan.packet_addresses[packets.low + last + 1] - scan.address) >> 2
+        # a nop is ICLASS 7 with bits 27..24 set, in a word whose parse bits say it is no duplex
+        return all(word >> 24 == 0x7F and word & 0xC000 for word in scan.words[low:high])
+    return all(
+        instruction.mnemonic == "nop" for index in range(first, last + 1) for instruction in packets[index].instructions
+    )
 
 
 _NOT_SEEN, _ON_STACK = -1, -2  # a block's state in the search before it finishes
