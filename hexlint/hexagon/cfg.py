@@ -578,13 +578,13 @@ def _loops(graph: _Graph, packets: Sequence[Packet]) -> tuple[tuple[Loop, ...], 
     back_edges, is_root, finish = _depth_first_search(successors)
     # built with the :endloop edges, else on the first loop that is more than a self-loop
     predecessors: list[list[int]] = graph.predecessors or []
-    if is_root.count(True) > 1:  # blocks nothing before reaches: alignment padding is no entry, search without it
+    if is_root.count(True) > 1:  # blocks nothing before reaches: alignment padding among them is no loop entry
         predecessors = predecessors or _predecessors(successors)
-        padding = _padding_blocks(graph, predecessors, is_root, packets)
-        if padding:
-            successors = [[] if number in padding else targets for number, targets in enumerate(successors)]
-            predecessors = _predecessors(successors)
-            back_edges, is_root, finish = _depth_first_search(successors)
+        # the search stands (what a padding block falls into has other predecessors): the body walks never step
+        # into the padding
+        for number in _padding_blocks(graph, predecessors, is_root, packets):
+            for target in successors[number]:
+                predecessors[target].remove(number)
     latches: dict[int, list[int]] = {}  # header -> its latches, in block order (then in successor order)
     for latch, header in back_edges:
         latches.setdefault(header, []).append(latch)
