@@ -154,6 +154,27 @@ def test_alignment_padding_before_a_loop_body_does_not_make_the_loop_irreducible
     assert loop.irreducible
 
 
+def noreturn_before_a_loop() -> list:
+    """The entry either enters the loop at its test (0x10C) or fails an assert (0x104) laid out before the body."""
+    return [
+        packet(0x100, jump(0x100, 0x10C, conditional=True)),
+        packet(0x104, call(0x104, 0x900)),  # __assert_fail
+        packet(0x108, insn(0x108, "r0 = add(r0,#1)")),
+        packet(0x10C, jump(0x10C, 0x108, conditional=True)),
+        packet(0x110, ret(0x110)),
+    ]
+
+
+def test_a_call_that_never_returns_ends_its_block_without_fallthrough():
+    cfg = build_cfg(noreturn_before_a_loop(), no_return=[1])
+    assert cfg.block_at(0x104).successors == ()
+    (loop,) = cfg.loops
+    assert (loop.header, loop.blocks, loop.irreducible) == (0x10C, {0x108, 0x10C}, False)
+    # as a returning call, it falls into the body: a second entry
+    (loop,) = build_cfg(noreturn_before_a_loop()).loops
+    assert loop.irreducible
+
+
 @pytest.mark.parametrize("library", sorted(CORE_LIB.glob("libhtp-core-v*.so")), ids=lambda p: p.name)
 def test_the_structured_core_has_no_irreducible_loop(library):
     # Our kernels are structured C (no goto): every loop has one entry, whatever padding clang puts before it.

@@ -138,6 +138,25 @@ class AuditSettings:
     frame_variables_from_dwarf: bool = True
     # Functions that ARE the runtime helpers are not audited for promotions/divisions (they implement them).
     skip_helper_functions: bool = True
+    # C library functions that never return: a call to one ends its block (assert's code does not fall into the loop
+    # that follows it)
+    no_return_functions: frozenset[str] = frozenset(
+        {
+            "__assert_fail",
+            "__assert_func",
+            "__assert",
+            "abort",
+            "exit",
+            "_exit",
+            "_Exit",
+            "quick_exit",
+            "__stack_chk_fail",
+            "longjmp",
+            "siglongjmp",
+            "__cxa_throw",
+            "__cxa_rethrow",
+        }
+    )
 
 
 @record
@@ -595,12 +614,20 @@ def _audit_function(
         matches_any(symbol.name, promotion) or matches_any(symbol.name, division)
     )
     facts = _instruction_facts(packets, symbol.address, symbol.end, is_helper)
-    cfg = build_cfg(packets, symbol.address, symbol.end, control=facts.control)
+    helpers = [
+        image.name_of_target(instruction.target, instruction.address) if image else None
+        for _, instruction in facts.calls
+    ]
+    no_return = [
+        index
+        for (index, instruction), helper in zip(facts.calls, helpers, strict=True)
+        if helper in settings.no_return_functions and instruction.branch == "call" and not instruction.conditional
+    ]
+    cfg = build_cfg(packets, symbol.address, symbol.end, control=facts.control, no_return=no_return)
     loop_of = _innermost_loop_of_packets(cfg)
     addresses = cfg.packet_addresses
     calls = []
-    for index, instruction in facts.calls:
-        helper = image.name_of_target(instruction.target, instruction.address) if image else None
+    for (index, instruction), helper in zip(facts.calls, helpers, strict=True):
         is_promotion, is_division = _helper_kinds(helper, promotion, division)
         calls.append(
             frozen_instance(

@@ -157,6 +157,7 @@ def build_cfg(
     start: int | None = None,
     end: int | None = None,
     control: Sequence[int] | Mapping[int, ControlPacket] | None = None,
+    no_return: Iterable[int] = (),
 ) -> FunctionCfg:
     """CFG and loops of the packets of one function (`packets` sorted by address, all inside [start, end)).
 
@@ -165,7 +166,9 @@ def build_cfg(
     fine, a packet left out is a wrong CFG (except a call: it returns, so it ends no block). Or a mapping of those
     indexes to (the packet's :endloop markers, its instructions or at least all its jumps, returns and loop set-ups):
     then no packet is read here. None: found here, with
-    one pass over the instructions. A PacketRange is kept as it is, not decoded."""
+    one pass over the instructions. A PacketRange is kept as it is, not decoded.
+    `no_return`: indexes of the packets holding an unconditional call that never returns (`abort`, `__assert_fail`):
+    their block ends there and does not fall through (the caller knows the callees' names, the CFG does not)."""
     ends: list[int] | None
     if isinstance(packets, PacketRange):
         addresses = packets.addresses
@@ -183,6 +186,8 @@ def build_cfg(
     if not packets:
         return FunctionCfg(start, end, (), [], [], [], [], [], (), {})
     scan = _scan(packets, addresses, control)
+    for index in no_return:
+        _end_block_without_fallthrough(scan, index)
     graph = _blocks(addresses, ends, last_end, scan)
     loops, innermost_by_block = _loops(graph, packets) if graph.has_retreating_edge else ((), {})
     cfg = FunctionCfg(
@@ -282,6 +287,17 @@ def _scan(
     leaders.update(map((1).__add__, successors))
     leaders.discard(count)
     return _Scan(count, conditional_jumps, successors, setups, leaders, endloops)
+
+
+def _end_block_without_fallthrough(scan: _Scan, index: int) -> None:
+    """Packet `index` ends its block and does not fall through (it calls a function that never returns)."""
+    target = scan.conditional_jumps.pop(index, None)
+    if target is not None:
+        scan.successors[index] = [target]
+    else:
+        scan.successors[index] = [other for other in scan.successors.get(index, ()) if other != index + 1]
+    if index + 1 < scan.count:
+        scan.leaders.add(index + 1)
 
 
 def _index_of(addresses: list[int], address: int) -> int:
