@@ -138,8 +138,8 @@ class AuditSettings:
     frame_variables_from_dwarf: bool = True
     # Functions that ARE the runtime helpers are not audited for promotions/divisions (they implement them).
     skip_helper_functions: bool = True
-    # C library functions that never return: a call to one ends its block (assert's code does not fall into the loop
-    # that follows it)
+    # Functions that never return (HX201 option): a call to one ends its block (a failed assert does not fall into the
+    # loop laid out after it)
     no_return_functions: frozenset[str] = frozenset(
         {
             "__assert_fail",
@@ -359,6 +359,7 @@ def settings_from_options(options_by_code: Mapping[str, Mapping[str, Any]]) -> A
         double_math_functions=tuple(promotion.get("double_math_functions", defaults.double_math_functions)),
         division_helpers=tuple(division.get("helpers", defaults.division_helpers)),
         dma_pattern=str(dma.get("dma_pattern", defaults.dma_pattern)),
+        no_return_functions=frozenset(vector_spills.get("no_return_functions", defaults.no_return_functions)),
     )
 
 
@@ -581,7 +582,7 @@ def _instruction_facts(packets: Sequence[Packet], start: int, end: int, is_helpe
                 continue
         elif branch == "call" or branch == "callr":
             calls.append((index, instruction))
-            continue  # a call returns: it ends no block, leads nothing, so the CFG does not need it
+            continue  # a call returns (one that never does is handed to build_cfg as no_return): it ends no block
         elif branch == "jump":
             # a direct jump leaving the function is a call that does not come back (tail call)
             target = instruction.target
@@ -860,6 +861,7 @@ def _buffer_clusters(
     overlapping transitively, in offset order, ties in position order) that are a buffer's, with the reason: a
     predicated store writes it, or (`call_blocks` given) it is only stored, each store before a call of its block."""
     offsets = [slots[position][1] for position in positions]  # type: ignore[index]
+    call_addresses = [address for _, address in call_blocks]  # bisected without a key function
     cluster: list[int] = []
     cluster_end = 0
     only_stores = True
@@ -869,7 +871,7 @@ def _buffer_clusters(
         access = accesses[position]
         low = offsets[number]
         if cluster and low >= cluster_end:
-            reason = _cluster_reason(accesses, cluster, only_stores, predicated_store, call_blocks)
+            reason = _cluster_reason(accesses, cluster, only_stores, predicated_store, call_blocks, call_addresses)
             if reason is not None:
                 yield cluster, reason
             cluster, only_stores, predicated_store = [], True, False
@@ -882,7 +884,7 @@ def _buffer_clusters(
         elif access.is_predicated:
             predicated_store = True
     if cluster:
-        reason = _cluster_reason(accesses, cluster, only_stores, predicated_store, call_blocks)
+        reason = _cluster_reason(accesses, cluster, only_stores, predicated_store, call_blocks, call_addresses)
         if reason is not None:
             yield cluster, reason
 
@@ -893,13 +895,16 @@ def _cluster_reason(
     only_stores: bool,
     predicated_store: bool,
     call_blocks: Sequence[tuple[int, int]],
+    call_addresses: Sequence[int],
 ) -> str | None:
     if predicated_store:
         return PREDICATED_STORE
-    if only_stores and call_blocks:
-        call_addresses = [address for _, address in call_blocks]  # bisected without a key function
-        if all(_stored_before_a_call(accesses[p].packet_address, call_blocks, call_addresses) for p in cluster):
-            return CALL_ARGUMENT
+    if (
+        only_stores
+        and call_blocks
+        and all(_stored_before_a_call(accesses[p].packet_address, call_blocks, call_addresses) for p in cluster)
+    ):
+        return CALL_ARGUMENT
     return None
 
 

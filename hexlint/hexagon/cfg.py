@@ -19,8 +19,8 @@ after works on block numbers. A function whose edges all go to higher addresses 
 one depth-first search finds the back edges, its roots (the entry, then every block nothing before reaches, such as
 jump-table targets) and the reverse postorder; no dominator tree is built: a header dominates its latches exactly when
 the one backward walk from them that collects the body meets no root and no block before the header. Alignment
-padding (nop-only blocks nothing reaches, in front of a block reached otherwise) is left out of the search: never
-executed, it is no entry into the loop it falls into.
+padding (nop-only blocks nothing reaches, in front of a block reached otherwise) is a search root the body walks never
+step into: never executed, it is no entry into the loop it falls into.
 """
 
 from __future__ import annotations
@@ -92,6 +92,7 @@ class FunctionCfg:
     loops: tuple[Loop, ...]  # outer loops before inner ones, then by header
     # block start -> header of its innermost loop (absent: not in a loop)
     innermost_loop_by_block: dict[int, int]
+    no_return: tuple[int, ...] = ()  # build_cfg's: the packets whose call never returns
 
     @functools.cached_property
     def blocks(self) -> tuple[BasicBlock, ...]:
@@ -163,10 +164,10 @@ def build_cfg(
 
     `control`: when the caller already walked the instructions, the ascending indexes of the packets that hold a branch
     (jump, call, return), a loop set-up or an `:endloop` marker (any other packet just falls through); a superset is
-    fine, a packet left out is a wrong CFG (except a call: it returns, so it ends no block). Or a mapping of those
-    indexes to (the packet's :endloop markers, its instructions or at least all its jumps, returns and loop set-ups):
-    then no packet is read here. None: found here, with
-    one pass over the instructions. A PacketRange is kept as it is, not decoded.
+    fine, a packet left out is a wrong CFG (except a call: it returns, so it ends no block; but see `no_return`). Or a
+    mapping of those indexes to (the packet's :endloop markers, its instructions or at least all its jumps, returns and
+    loop set-ups): then no packet is read here. None: found here, with one pass over the instructions. A PacketRange
+    is kept as it is, not decoded.
     `no_return`: indexes of the packets holding an unconditional call that never returns (`abort`, `__assert_fail`):
     their block ends there and does not fall through (the caller knows the callees' names, the CFG does not)."""
     ends: list[int] | None
@@ -186,6 +187,7 @@ def build_cfg(
     if not packets:
         return FunctionCfg(start, end, (), [], [], [], [], [], (), {})
     scan = _scan(packets, addresses, control)
+    no_return = tuple(no_return)
     for index in no_return:
         _end_block_without_fallthrough(scan, index)
     graph = _blocks(addresses, ends, last_end, scan)
@@ -201,6 +203,7 @@ def build_cfg(
         graph.successors,
         loops,
         innermost_by_block,
+        no_return,
     )
     object.__setattr__(cfg, "packet_addresses", addresses)  # seeds the cached property: computed here anyway
     return cfg
@@ -236,7 +239,7 @@ def _scan(
     conditional_jumps: dict[int, int] = {}
     successors: dict[int, list[int]] = {}
     setups: dict[int, list[tuple[int, int, int]]] = {}
-    setup_starts = {0}  # with the entry
+    leaders = {0}  # the entry, the loop starts, then (below) the jump targets and the packets after block ends
     endloops: dict[int, frozenset[int]] = {}
     for index, (endloop, instructions) in control_packets:  # any other packet falls through, leads nothing
         if len(instructions) == 1 and not endloop:  # most control packets: one conditional jump
@@ -266,7 +269,7 @@ def _scan(
                     start = _index_of(addresses, setup.start)
                     if start >= 0:
                         setups.setdefault(index, []).append((setup.loop, start, setup.pipelined_stages))
-                        setup_starts.add(start)
+                        leaders.add(start)
             elif (branch == "jumpr" or branch == "return") and not instruction.conditional:
                 falls_through = False
         if endloop:
@@ -280,7 +283,6 @@ def _scan(
             targets.append(index + 1)
         successors[index] = targets
     # Leaders: the entry and the loop starts, every jump target, and the packet after each packet that ends a block
-    leaders = setup_starts
     leaders.update(conditional_jumps.values())
     leaders.update(map((1).__add__, conditional_jumps))
     leaders.update(chain.from_iterable(successors.values()))
@@ -329,7 +331,9 @@ class _Graph:
     first_packets: list[int]
     last_packets: list[int]
     successors: list[list[int]]  # block numbers, in BasicBlock.successors order
-    predecessors: list[list[int]] | None  # built on the way when the function has :endloop packets, else None
+    # built on the way when the function has :endloop packets (unless the data flow placed their edges), else None;
+    # _loops completes it and takes padding out of it
+    predecessors: list[list[int]] | None
     endloop_edges: dict[tuple[int, int], int]
     has_retreating_edge: bool  # an edge to the same or a lower address: without one the graph has no cycle
 
@@ -662,9 +666,10 @@ def _padding_blocks(
     graph: _Graph, predecessors: list[list[int]], is_root: list[bool], packets: Sequence[Packet]
 ) -> set[int]:
     """Blocks nothing jumps or falls into, holding only `nop`s, that fall into a block something else reaches: the
-    alignment padding a compiler puts after a jump, before an aligned loop body. Never executed, so they are left out
-    of the loop search: as search roots they would make the loop they fall into look enterable from outside its
-    header (irreducible). A nop block that alone leads to its successor stays a root (it may be a jump-table target)."""
+    alignment padding a compiler puts after a jump, before an aligned loop body. Never executed, so the body walks
+    never step into them: as search roots on the way they would make the loop they fall into look enterable from
+    outside its header (irreducible). A nop block that alone leads to its successor stays a root (it may be a
+    jump-table target)."""
     firsts, lasts, successors = graph.first_packets, graph.last_packets, graph.successors
     return {
         number
