@@ -295,3 +295,19 @@ def test_a_call_to_a_function_that_never_returns_does_not_fall_through():
     returning = settings_from_options({"HX201": {"no_return_functions": ["abort"]}})
     (loop,) = audit_function(symbol, packets, image, returning).cfg.loops
     assert loop.irreducible
+
+
+def test_a_relocated_jump_of_an_object_file_is_a_tail_call_not_a_self_loop():
+    # In a .o the linker has not resolved the tail call yet: the jump's distance is 0 (its own packet) and a
+    # relocation names the callee.
+    packets = [
+        packet(0x100, jump(0x100, 0x108, conditional=True)),
+        packet(0x104, jump(0x104, 0x104)),
+        packet(0x108, ret(0x108)),
+    ]
+    symbol = FunctionSymbol("kernel", 0x100, 0xC)
+    image = ElfImage("k.o", "EM_QDSP6", 0x73, True, (), (symbol,), relocation_symbols={0x104: "__hexagon_divsi3"})
+    function = audit_function(symbol, packets, image, AuditSettings())
+    assert function.cfg.loops == ()
+    assert [(call.address, call.helper) for call in function.calls] == [(0x104, "__hexagon_divsi3")]
+    assert function.cfg.block_at(0x104).successors == ()

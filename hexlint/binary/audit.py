@@ -533,10 +533,14 @@ _FACT_WORDS = WORD_BRANCH | WORD_LOOP_SETUP | WORD_STACK_MEMORY | WORD_STACK_COP
 _DATA_FLOW_WORDS = WORD_WRITES | WORD_MEMORY | WORD_CALL
 
 
-def _instruction_facts(packets: Sequence[Packet], start: int, end: int, is_helper: bool) -> _InstructionFacts:
+def _instruction_facts(
+    packets: Sequence[Packet], start: int, end: int, is_helper: bool, relocated: Mapping[int, str] | None = None
+) -> _InstructionFacts:
     """One pass over the instructions. Of a PacketRange, only over the words whose flags say they may matter (a
     branch, a loop set-up, an SP/FP-based access or copy, outside helpers a double operation), built one by one
-    without their packets; its HVX words are counted and its :endloop markers read from the parse bits."""
+    without their packets; its HVX words are counted and its :endloop markers read from the parse bits.
+    `relocated`: a relocatable object's relocated words (address -> symbol): a jump among them is a tail call whose
+    encoded target (0 away: its own packet) means nothing."""
     if isinstance(packets, PacketRange):
         mask = _FACT_WORDS if is_helper else _FACT_WORDS | WORD_DOUBLE
         instructions: Iterable[tuple[int, Instruction]] = packets.instructions_with(mask)
@@ -586,7 +590,10 @@ def _instruction_facts(packets: Sequence[Packet], start: int, end: int, is_helpe
         elif branch == "jump":
             # a direct jump leaving the function is a call that does not come back (tail call)
             target = instruction.target
-            if target is not None and not start <= target < end:
+            if relocated and instruction.address in relocated:
+                calls.append((index, instruction))
+                instruction = replace(instruction, target=None)  # for the CFG: leaves the function
+            elif target is not None and not start <= target < end:
                 calls.append((index, instruction))
         entry = control.get(index)
         if entry is None:
@@ -614,7 +621,8 @@ def _audit_function(
     is_helper = settings.skip_helper_functions and (
         matches_any(symbol.name, promotion) or matches_any(symbol.name, division)
     )
-    facts = _instruction_facts(packets, symbol.address, symbol.end, is_helper)
+    relocated = image.relocation_symbols if image is not None and image.is_relocatable else None
+    facts = _instruction_facts(packets, symbol.address, symbol.end, is_helper, relocated)
     helpers = [
         image.name_of_target(instruction.target, instruction.address) if image else None
         for _, instruction in facts.calls
