@@ -280,7 +280,7 @@ def test_instructions_read_word_by_word_are_those_of_the_decoded_packets(library
 
 def test_a_jump_word_seen_again_gets_its_own_target_and_text() -> None:
     """A light jump shares its dict with its relative template (decode._light_instruction, the inline rebuilds of
-    instructions_with and packet_instructions), so its text is rendered per read: the same word at offsets 0 and 4,
+    instructions_with and packet_reader), so its text is rendered per read: the same word at offsets 0 and 4,
     twice each, read word by word both ways, equals the decoded packets, targets and texts included."""
     jump, more = 0x5800C016, 0x78004000  # jump #+44 ending its packet; r0 = #0 with parse bits 01
     code = struct.pack("<7I", jump, more, jump, jump, more, jump, 0x7800C000)
@@ -293,7 +293,8 @@ def test_a_jump_word_seen_again_gets_its_own_target_and_text() -> None:
     found = scan.range(0, len(scan)).instructions_with(WORD_BRANCH)
     assert found == expected and [x.text for _, x in found] == [x.text for _, x in expected]
     again = scan_code(code, 0x2000, cache=scan.cache).range(0, len(scan))  # every jump from its template
-    read = [(index, x) for index in range(len(again)) for x in again.packet_instructions(index, WORD_BRANCH)]
+    branches_of = again.packet_reader(WORD_BRANCH)
+    read = [(index, x) for index in range(len(again)) for x in branches_of(index)]
     assert read == expected and [x.text for _, x in read] == [x.text for _, x in expected]
     assert not scan._opened
 

@@ -667,16 +667,8 @@ def _audit_function(
     ]
     call_packets = [index for index, instruction in facts.calls if instruction.branch in ("call", "callr")]
     call_blocks = _call_blocks(cfg, call_packets)
-    instructions_of = None
-    if isinstance(packets, PacketRange):
-        read: dict[int, list[Instruction]] = {}  # the data flow visits a loop's packets more than once
-
-        def instructions_of(index: int) -> list[Instruction]:
-            found = read.get(index)
-            if found is None:
-                found = read[index] = packets.packet_instructions(index, _DATA_FLOW_WORDS)  # type: ignore[union-attr]
-            return found
-
+    # the data flow visits a loop's packets more than once: the reader reads each once
+    instructions_of = packets.packet_reader(_DATA_FLOW_WORDS) if isinstance(packets, PacketRange) else None
     stack_accesses = mark_stack_buffers(_stack_accesses_from_facts(cfg, facts, loop_of, instructions_of), call_blocks)
     loops = _loop_audits(cfg, stack_accesses, calls, doubles)
     audit = FunctionAudit(
