@@ -50,6 +50,7 @@ from hexlint.hexagon.decode import (
     CodeScan,
     DecodeCache,
     PacketRange,
+    instruction_at,
     scan_code,
 )
 from hexlint.record import field, record, replace
@@ -180,13 +181,13 @@ class StackAccess:
 class _AccessText:
     """StackAccess.text of an access built by the audit: its instruction's text, rendered on first read (a light
     instruction renders on demand, and only --disasm, the tables and a few findings read an access's text); kept in
-    the access's field dict next to its hidden "_instruction" entry."""
+    the access's field dict next to the hidden "_fields" entry, the instruction's field dict."""
 
     def __get__(self, instance: StackAccess | None, owner: type | None = None) -> object:
         if instance is None:
             return self
         fields = instance.__dict__
-        text = fields["text"] = fields["_instruction"].text
+        text = fields["text"] = instruction_at(fields["_fields"], fields["address"]).text
         return text
 
 
@@ -519,7 +520,7 @@ class _InstructionFacts:
     # loop set-ups), what build_cfg reads of them
     control: dict[int, tuple[frozenset[int], list[Instruction]]]
     seeds: list[int]  # packets that derive a register other than SP/FP from SP/FP
-    direct: list[tuple[int, Instruction]]  # memory accesses based on r29/r30 themselves
+    direct: list[tuple[int, int, dict[str, Any]]]  # (index, address, fields) of the accesses based on r29/r30
     calls: list[tuple[int, Instruction]]  # calls and tail calls
     doubles: list[tuple[int, Instruction]]  # float->double conversions and double arithmetic (not in helpers)
     hvx: int
@@ -543,13 +544,15 @@ def _instruction_facts(
     encoded target (0 away: its own packet) means nothing."""
     if isinstance(packets, PacketRange):
         mask = _FACT_WORDS if is_helper else _FACT_WORDS | WORD_DOUBLE
-        instructions: Iterable[tuple[int, Instruction]] = packets.instructions_with(mask)
+        # field dicts, not instructions: most words read here are accesses, only a few fields of which are read
+        entries: Iterable[tuple[int, int, dict[str, Any]]] = packets.fields_with(mask)
         endloops = packets.endloops()
         hvx, first_hvx = packets.count_words_with(WORD_HVX)
     else:
         instructions = [
             (index, instruction) for index, packet in enumerate(packets) for instruction in packet.instructions
         ]
+        entries = [(index, instruction.address, instruction.__dict__) for index, instruction in instructions]
         endloops = {index: packet.endloop for index, packet in enumerate(packets) if packet.endloop}
         hvx_words = [instruction.address for _, instruction in instructions if instruction.is_hvx]
         hvx, first_hvx = len(hvx_words), hvx_words[0] if hvx_words else None
@@ -558,17 +561,17 @@ def _instruction_facts(
         index: (endloop, []) for index, endloop in endloops.items()
     }
     seeds: list[int] = []
-    direct: list[tuple[int, Instruction]] = []
+    direct: list[tuple[int, int, dict[str, Any]]] = []
     calls: list[tuple[int, Instruction]] = []
     doubles: list[tuple[int, Instruction]] = []
     no_endloop: frozenset[int] = frozenset()
     stack_bases, track_doubles, last_seed = STACK_BASES, not is_helper, -1  # locals: ~30k instructions a library
-    for item in instructions:
-        index, instruction = item
-        memory = instruction.memory
+    for item in entries:
+        index, address, fields = item  # a field left at its default is not in `fields`
+        memory = fields.get("memory")
         if memory is not None and memory.base in stack_bases:
-            direct.append(item)  # the (index, instruction) pair itself: ~15k accesses a library
-        writes = instruction.writes
+            direct.append(item)  # the entry itself: ~15k accesses a library
+        writes = fields.get("writes")
         if writes and last_seed != index:
             for write in writes:
                 # r29/r30 themselves are never tracked (`r30 = r29`, allocframe): only another register carries one
@@ -576,21 +579,22 @@ def _instruction_facts(
                     seeds.append(index)
                     last_seed = index
                     break
-        branch = instruction.branch
+        branch = fields.get("branch")
         if branch is None:
             if memory is not None:
                 continue  # an access is neither a double operation nor a loop set-up: most words read here
-            if track_doubles and (instruction.float_to_double or instruction.double_arith):
-                doubles.append((index, instruction))
-            if instruction.loop_setup is None:
+            if track_doubles and (fields.get("float_to_double") or fields.get("double_arith")):
+                doubles.append((index, instruction_at(fields, address)))
+            if fields.get("loop_setup") is None:
                 continue
         elif branch == "call" or branch == "callr":
-            calls.append((index, instruction))
+            calls.append((index, instruction_at(fields, address)))
             continue  # a call returns (one that never does is handed to build_cfg as no_return): it ends no block
-        elif branch == "jump":
+        instruction = instruction_at(fields, address)
+        if branch == "jump":
             # a direct jump leaving the function is a call that does not come back (tail call)
             target = instruction.target
-            if relocated and instruction.address in relocated:
+            if relocated and address in relocated:
                 calls.append((index, instruction))
                 instruction = replace(instruction, target=None)  # for the CFG: leaves the function
             elif target is not None and not start <= target < end:
@@ -921,27 +925,27 @@ def _stored_before_a_call(
 
 
 def _direct_accesses(
-    direct: list[tuple[int, Instruction]], packet_addresses: Sequence[int], loop_of: Sequence[int | None]
+    direct: list[tuple[int, int, dict[str, Any]]], packet_addresses: Sequence[int], loop_of: Sequence[int | None]
 ) -> list[StackAccess]:
     """`_classify` of r29/r30-based accesses with no derived register: the frame offset is the access's offset."""
     accesses = []
     new, set_fields, access_class = object.__new__, _SET_ACCESS_FIELDS, StackAccess
-    for index, instruction in direct:
-        memory = instruction.memory
+    for index, address, fields in direct:
+        memory = fields["memory"]
         offset = memory.offset
         access = new(access_class)
         set_fields(
             access,
             {
-                "address": instruction.address,
+                "address": address,
                 "packet_address": packet_addresses[index],
-                "_instruction": instruction,  # the text when first read (_AccessText)
+                "_fields": fields,  # the instruction's: its text when first read (_AccessText)
                 "is_store": memory.is_store,
                 "is_vector": memory.is_vector,
                 "size": memory.size,
                 "slot": None if offset is None or memory.post_increment else (memory.base, offset),
                 "loop": loop_of[index],
-                "is_predicated": instruction.conditional,
+                "is_predicated": fields.get("conditional", False),
             },
         )
         accesses.append(access)
@@ -977,7 +981,7 @@ def _classify(instruction: Instruction, state: dict[str, Derived], packet_addres
         {
             "address": instruction.address,
             "packet_address": packet_address,
-            "_instruction": instruction,  # the text when first read (_AccessText)
+            "_fields": instruction.__dict__,  # the instruction's: its text when first read (_AccessText)
             "is_store": memory.is_store,
             "is_vector": memory.is_vector,
             "size": memory.size,

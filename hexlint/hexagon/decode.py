@@ -163,6 +163,9 @@ def _at(fields: dict[str, object], address: int) -> Instruction:
     return instance
 
 
+instruction_at = _at  # public: the instruction of a PacketRange.fields_with entry
+
+
 # MemoryAccess and RegisterWrite are immutable and few distinct ones exist: each is built once and shared, since an
 # allocation costs more than the dict lookup that finds it again (bounded, for a long-running process)
 _INTERNED_LIMIT = 1 << 16
@@ -2437,6 +2440,11 @@ class PacketRange(Sequence[Packet]):
         """(index in the range, instruction) of every word whose flags share a bit with `mask` (WORD_ENDLOOP_BITS
         aside), in address order, as the decoded packets have them; a packet is decoded only where one of its words
         cannot be decoded alone (see CodeScan.word_instructions)."""
+        return [(position, _at(fields, address)) for position, address, fields in self.fields_with(mask)]
+
+    def fields_with(self, mask: int) -> list[tuple[int, int, dict[str, object]]]:
+        """instructions_with as (index in the range, address, the instruction's field dict): instruction_at(fields,
+        address) is the instruction. A caller that reads a few fields of most words builds no object for them."""
         scan = self.scan
         found = scan.words_with(mask & ~WORD_ENDLOOP_BITS)
         first, last = self.word_range()
@@ -2446,8 +2454,7 @@ class PacketRange(Sequence[Packet]):
         get_template, get_relative = templates.get, relative_templates.get
         instructions_of, first_decoding = scan.word_instructions, scan._first_decoding
         light_decoders, light_instruction = _LIGHT_DECODERS, scan._light_instruction
-        new, set_attributes, set_address, instruction_class = _new, _set, _set_address, Instruction
-        result: list[tuple[int, Instruction]] = []
+        result: list[tuple[int, int, dict[str, object]]] = []
         append = result.append
         packet, high = low - 1, self.high
         packet_start = packet_end = -1  # the current packet's first word, and the first word after it
@@ -2467,11 +2474,8 @@ class PacketRange(Sequence[Packet]):
             # the common cases inline (as word_instructions): no extender before it, its packet not decoded
             if closed and word & 0xC000 and (index == packet_start or words[index - 1] >= 0x10000000):
                 fields = get_template(word)
-                if fields is not None:
-                    instruction = new(instruction_class)  # _at inlined: most words are seen before
-                    set_attributes(instruction, "__dict__", fields)
-                    set_address(instruction, address)
-                    append((position, instruction))
+                if fields is not None:  # most words are seen before
+                    append((position, address, fields))
                     continue
                 relative = get_relative(word)
                 if relative is not None:
@@ -2480,37 +2484,32 @@ class PacketRange(Sequence[Packet]):
                         fields = fields.copy()
                         fields["_packet"] = packet_address
                         fields["target"] = (packet_address + relative[1]) & _MASK32
-                        instruction = new(instruction_class)
-                        set_attributes(instruction, "__dict__", fields)
-                        set_address(instruction, address)
-                        append((position, instruction))
+                        append((position, address, fields))
                     else:
-                        append((position, _relative_at(*relative, packet_address, address)))
+                        append((position, address, _relative_at(*relative, packet_address, address).__dict__))
                     continue
                 fields = light_decoders[word >> 28](word, packet_address, None)
                 if fields is not None:  # first_decoding inlined for a light word: most first decodings are
                     if "_packet" in fields:  # PC-relative, a loop set-up or a new-value jump: their packet counts
                         target = fields.get("target")
                         if target is None or "_new_value" in fields:
-                            append((position, light_instruction(fields, word, packet, packet_address, address)))
+                            instruction = light_instruction(fields, word, packet, packet_address, address)
+                            append((position, address, instruction.__dict__))
                             continue
                         # a jump or call: _light_instruction inlined (~7k new ones an audit of upstream v79)
                         relative_templates[word] = (fields, (target - packet_address) & _MASK32, None, None)
                     else:
                         templates[word] = fields
-                    instruction = new(instruction_class)
-                    set_attributes(instruction, "__dict__", fields)
-                    set_address(instruction, address)
-                    append((position, instruction))
+                    append((position, address, fields))
                     continue
                 instruction = first_decoding(word, word, None, packet, packet_address, address, False)
                 if instruction is not None:
-                    append((position, instruction))
+                    append((position, address, instruction.__dict__))
                     continue
                 scan.packet(packet)  # the word needs its packet: word_instructions reads it from the decoded packet
                 closed = False
             for instruction in instructions_of(index, packet):
-                append((position, instruction))
+                append((position, address, instruction.__dict__))
         return result
 
     def packets_with(self, mask: int) -> list[int]:
