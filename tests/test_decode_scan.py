@@ -35,6 +35,7 @@ from hexlint.hexagon.decode import (
     DecodeCache,
     Instruction,
     decode_packets,
+    instruction_at,
     instruction_flags,
     scan_code,
 )
@@ -294,7 +295,7 @@ def test_a_jump_word_seen_again_gets_its_own_target_and_text() -> None:
     assert found == expected and [x.text for _, x in found] == [x.text for _, x in expected]
     again = scan_code(code, 0x2000, cache=scan.cache).range(0, len(scan))  # every jump from its template
     branches_of = again.packet_reader(WORD_BRANCH)
-    read = [(index, x) for index in range(len(again)) for x in branches_of(index)]
+    read = [(index, instruction_at(x, a)) for index in range(len(again)) for a, x in branches_of(index)]
     assert read == expected and [x.text for _, x in read] == [x.text for _, x in expected]
     assert not scan._opened
 

@@ -748,21 +748,22 @@ def _block_accesses(
     state: dict[str, Derived],
     seeds: set[int],
     loop: int | None,
-    instructions_of: Callable[[int], Sequence[Instruction]] | None = None,
+    instructions_of: Callable[[int], Sequence[WordEntry]] | None = None,
 ) -> list[StackAccess]:
-    """The stack accesses of block `number`. `instructions_of(index)`: the instructions of packet `index` that may
-    write a register, access memory or call (the others change nothing here); None: every instruction of
-    cfg.packets[index]."""
+    """The stack accesses of block `number`. `instructions_of(index)`: (address, field dict) of the instructions of
+    packet `index` that may write a register, access memory or call (the others change nothing here); None: every
+    instruction of cfg.packets[index]."""
     accesses = []
     addresses = cfg.packet_addresses
     for index in range(cfg.block_first_packets[number], cfg.block_last_packets[number] + 1):
-        instructions = cfg.packets[index].instructions if instructions_of is None else instructions_of(index)
+        packet = cfg.packets[index]
+        instructions = _word_entries(packet.instructions) if instructions_of is None else instructions_of(index)
         if not instructions:
             continue
-        for instruction in instructions:
-            memory = instruction.memory
+        for address, fields in instructions:
+            memory = fields.get("memory")
             if memory is not None and (memory.base in STACK_BASES or memory.base in state):
-                accesses.append(_classify(instruction, state, addresses[index], loop))
+                accesses.append(_classify(address, fields, state, addresses[index], loop))
         if state or index in seeds:
             state = _transfer(instructions, state)
     return accesses
@@ -772,7 +773,7 @@ def _stack_accesses_from_facts(
     cfg: FunctionCfg,
     facts: _InstructionFacts,
     loop_of: Sequence[int | None],
-    instructions_of: Callable[[int], Sequence[Instruction]] | None = None,
+    instructions_of: Callable[[int], Sequence[WordEntry]] | None = None,
 ) -> list[StackAccess]:
     """`_stack_accesses` without walking every instruction again: the r29/r30-based accesses are the ones the
     instruction pass already found; the data flow adds the accesses through a derived register, with the state it
@@ -785,17 +786,26 @@ def _stack_accesses_from_facts(
         _derived_registers_at_blocks(cfg, set(facts.seeds), instructions_of, visits)
         for number in sorted(visits):  # block order, then packet order: address order
             for index, state, instructions in visits[number]:
-                for instruction in instructions:
-                    memory = instruction.memory
+                for address, fields in instructions:
+                    memory = fields.get("memory")
                     if memory is not None and memory.base in state:  # never r29/r30: they are never tracked
-                        accesses.append(_classify(instruction, state, addresses[index], loop_of[index]))
+                        accesses.append(_classify(address, fields, state, addresses[index], loop_of[index]))
     # the direct accesses come in address order: alone, only the halves of a duplex may need ordering
     _sort_accesses(accesses, in_address_order=len(accesses) == len(facts.direct))
     return accesses
 
 
+# An instruction as the data flow reads it: (its address, its field dict), see PacketRange.packet_reader.
+WordEntry = tuple[int, dict[str, Any]]
 # A packet the data flow reached with SP/FP-derived registers: (packet index, those registers, its instructions).
-PacketVisit = tuple[int, dict[str, Derived], "Sequence[Instruction]"]
+PacketVisit = tuple[int, dict[str, Derived], "Sequence[WordEntry]"]
+
+
+def _word_entries(instructions: Iterable[Instruction]) -> list[WordEntry]:
+    """Decoded instructions as the data flow reads them."""
+    return [(instruction.address, instruction.__dict__) for instruction in instructions]
+
+
 _ADDRESS = attrgetter("address")
 
 
@@ -963,8 +973,8 @@ def _seed_packets(cfg: FunctionCfg) -> set[int]:
     return seeds
 
 
-def _classify(instruction: Instruction, state: dict[str, Derived], packet_address: int, loop: int | None):
-    memory = instruction.memory
+def _classify(address: int, fields: dict[str, Any], state: dict[str, Derived], packet_address: int, loop: int | None):
+    memory = fields.get("memory")
     if memory is None:
         return None
     if memory.base in STACK_BASES:
@@ -979,15 +989,15 @@ def _classify(instruction: Instruction, state: dict[str, Derived], packet_addres
         slot = (base, offset + memory.offset)
     return _stack_access(
         {
-            "address": instruction.address,
+            "address": address,
             "packet_address": packet_address,
-            "_fields": instruction.__dict__,  # the instruction's: its text when first read (_AccessText)
+            "_fields": fields,  # the instruction's: its text when first read (_AccessText)
             "is_store": memory.is_store,
             "is_vector": memory.is_vector,
             "size": memory.size,
             "slot": slot,
             "loop": loop,
-            "is_predicated": instruction.conditional,
+            "is_predicated": fields.get("conditional", False),
         }
     )
 
@@ -995,7 +1005,7 @@ def _classify(instruction: Instruction, state: dict[str, Derived], packet_addres
 def _derived_registers_at_blocks(
     cfg: FunctionCfg,
     seeds: set[int],
-    instructions_of: Callable[[int], Sequence[Instruction]] | None = None,
+    instructions_of: Callable[[int], Sequence[WordEntry]] | None = None,
     visits: dict[int, list[PacketVisit]] | None = None,
 ) -> dict[int, dict[str, Derived]]:
     """Block start -> SP/FP-derived registers on entry: a worklist over the blocks in address order, last in first
@@ -1032,7 +1042,10 @@ def _derived_registers_at_blocks(
                 if position == len(seed_list) or seed_list[position] > last:
                     break
                 index = seed_list[position]
-            instructions = packets[index].instructions if instructions_of is None else instructions_of(index)
+            if instructions_of is None:
+                instructions = _word_entries(packets[index].instructions)
+            else:
+                instructions = instructions_of(index)
             if instructions:  # a third of the packets walked have no word that writes, accesses memory or calls
                 if visit is not None and state:
                     visit.append((index, state, instructions))
@@ -1109,7 +1122,7 @@ def _join(states: list[dict[str, Derived]]) -> dict[str, Derived]:
     return result
 
 
-def _transfer(instructions: Sequence[Instruction], state: dict[str, Derived]) -> dict[str, Derived]:
+def _transfer(instructions: Sequence[WordEntry], state: dict[str, Derived]) -> dict[str, Derived]:
     """A packet's instructions (at least those that write, access memory or call). Packet semantics: every
     instruction reads the registers as they were before the packet."""
     if not instructions:
@@ -1117,15 +1130,15 @@ def _transfer(instructions: Sequence[Instruction], state: dict[str, Derived]) ->
     # register -> its value after the packet (None: derives nothing). An untracked register made untracked is left
     # out, unless an earlier instruction of the packet gave it a value: that changes nothing, and most writes are such.
     updates: dict[str, Derived | None] = {}
-    for instruction in instructions:
-        for write in instruction.writes:
+    for _, fields in instructions:
+        for write in fields.get("writes", ()):
             source, dest = write.source, write.dest
             if source is not None and (source in state or source in STACK_BASES):
                 updates[dest] = _written_value(write, state)
             elif dest in state or dest in updates:
                 # a write from no register (a constant, a load) or from an untracked one derives nothing
                 updates[dest] = None
-        memory = instruction.memory
+        memory = fields.get("memory")
         if memory is not None:
             if memory.post_increment and memory.base in state:
                 updates[memory.base] = (state[memory.base][0], None)
@@ -1133,7 +1146,7 @@ def _transfer(instructions: Sequence[Instruction], state: dict[str, Derived]) ->
                 for register in _registers(memory.register):
                     if register in state or register in updates:
                         updates[register] = None
-        branch = instruction.branch
+        branch = fields.get("branch")
         if branch is not None and (branch == "call" or branch == "callr"):
             for register in state:
                 if register in CALLER_SAVED:

@@ -2351,10 +2351,11 @@ class PacketRange(Sequence[Packet]):
         base = self.scan.address
         return [base + (word << 2) for word in found[bisect_left(found, first) : bisect_left(found, last)]]
 
-    def packet_reader(self, mask: int) -> Callable[[int], list[Instruction]]:
-        """A function: packet index (in the range) -> the instructions of that packet whose words' flags share a bit
-        with `mask`, in packet order, built as instructions_with builds them. Each packet is read once (a data flow
-        visits a loop's packets more than once): a later call returns the same list, which callers never change."""
+    def packet_reader(self, mask: int) -> Callable[[int], list[tuple[int, dict[str, object]]]]:
+        """A function: packet index (in the range) -> (address, field dict) of the instructions of that packet whose
+        words' flags share a bit with `mask`, in packet order, as fields_with has them (instruction_at(fields,
+        address) is the instruction). Each packet is read once (a data flow visits a loop's packets more than once):
+        a later call returns the same list, which callers never change."""
         scan, low = self.scan, self.low
         base, addresses, flags, words, opened = (
             scan.address,
@@ -2370,10 +2371,9 @@ class PacketRange(Sequence[Packet]):
             scan._light_instruction,
             scan._first_decoding,
         )
-        new, set_attributes, set_address, instruction_class = _new, _set, _set_address, Instruction
-        read: dict[int, list[Instruction]] = {}
+        read: dict[int, list[tuple[int, dict[str, object]]]] = {}
 
-        def instructions_of(index: int) -> list[Instruction]:
+        def instructions_of(index: int) -> list[tuple[int, dict[str, object]]]:
             result = read.get(index)
             if result is not None:
                 return result
@@ -2400,21 +2400,19 @@ class PacketRange(Sequence[Packet]):
                         if fields is None:
                             instruction = first_decoding(word, word, None, packet, packet_address, address, False)
                             if instruction is not None:
-                                result.append(instruction)
+                                result.append((address, instruction.__dict__))
                                 continue
                             closed = scan.packet(packet) is None  # the word needs its packet (see instructions_with)
                         elif "_packet" in fields:  # PC-relative, a loop set-up or a new-value jump
-                            result.append(light_instruction(fields, word, packet, packet_address, address))
+                            instruction = light_instruction(fields, word, packet, packet_address, address)
+                            result.append((address, instruction.__dict__))
                             continue
                         else:
                             templates[word] = fields
                     if fields is not None:
-                        instruction = new(instruction_class)  # _at inlined
-                        set_attributes(instruction, "__dict__", fields)
-                        set_address(instruction, address)
-                        result.append(instruction)
+                        result.append((address, fields))
                         continue
-                result.extend(scan.word_instructions(word_index, packet))
+                result.extend([(address, x.__dict__) for x in scan.word_instructions(word_index, packet)])
             return result
 
         return instructions_of
