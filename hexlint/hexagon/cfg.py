@@ -462,9 +462,10 @@ def _single_endloop_starts(
                 if (number, start) not in known:
                     known.add((number, start))
                     target = number_of_first[start]
-                    new_edges.setdefault(target, []).append(number)
                     if target not in block_successors[number] and number not in predecessors[target]:
                         predecessors[target].append(number)
+                    if target != number:  # a one-block loop's edge leads no walk anywhere new: it leaves its target
+                        new_edges.setdefault(target, []).append(number)
         if not new_edges:
             break
         for loop_number, seen, stack, _found in walks:
