@@ -758,21 +758,24 @@ def _depth_first_search(successors: list[list[int]]) -> tuple[list[tuple[int, in
     while True:
         finish[root] = on_stack
         is_root[root] = True
-        stack = [(root, iter(successors[root]))]
-        while stack:
-            node, children = stack[-1]
+        node, children = root, iter(successors[root])
+        stack = []  # the ancestors of `node` on the search path, each with its successors not searched yet
+        while True:
             for child in children:
                 child_finish = finish[child]
                 if child_finish == not_seen:
                     finish[child] = on_stack
-                    stack.append((child, iter(successors[child])))
+                    stack.append((node, children))
+                    node, children = child, iter(successors[child])
                     break
                 if child_finish == on_stack:
                     back_edges.append((node, child))
             else:
                 finish[node] = finished
                 finished += 1
-                stack.pop()
+                if not stack:
+                    break
+                node, children = stack.pop()
         if finished == count:
             break
         root = finish.index(not_seen, root)
