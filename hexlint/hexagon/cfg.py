@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import chain
+from itertools import chain, compress
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hexlint.hexagon.decode import PacketRange
@@ -718,9 +718,8 @@ def _padding_blocks(
     firsts, lasts, successors = graph.first_packets, graph.last_packets, graph.successors
     return {
         number
-        for number in range(1, len(is_root))
-        if is_root[number]
-        and not predecessors[number]
+        for number in compress(range(1, len(is_root)), is_root[1:])  # the roots but the entry, picked at C speed
+        if not predecessors[number]
         and all(len(predecessors[target]) > 1 for target in successors[number])
         and _only_nops(packets, firsts[number], lasts[number])
     }
