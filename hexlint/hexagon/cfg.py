@@ -29,6 +29,7 @@ import functools
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain, compress
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hexlint.hexagon.decode import PacketRange
@@ -653,7 +654,7 @@ def _loops(graph: _Graph, packets: Sequence[Packet]) -> tuple[tuple[Loop, ...], 
         loops.append(
             _loop_record(
                 starts[header],
-                frozenset(map(starts.__getitem__, ordered)),
+                frozenset(itemgetter(*ordered)(starts)),  # two blocks or more: a tuple
                 (starts[header_latches[0]],)
                 if len(header_latches) == 1
                 else tuple(map(starts.__getitem__, header_latches)),
