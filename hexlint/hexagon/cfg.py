@@ -243,14 +243,19 @@ def _scan(
     leaders = {0}  # the entry, the loop starts, then (below) the jump targets and the packets after block ends
     endloops: dict[int, frozenset[int]] = {}
     for index, (endloop, instructions) in control_packets:  # any other packet falls through, leads nothing
-        if len(instructions) == 1 and not endloop:  # most control packets: one conditional jump
+        if len(instructions) == 1 and not endloop:  # most control packets: one jump
             instruction = instructions[0]
-            if instruction.branch == "jump" and instruction.conditional and index + 1 < count:
+            if instruction.branch == "jump":
                 address = instruction.target
-                if address is not None:
-                    target = bisect_left(addresses, address)
-                    if target < count and addresses[target] == address:  # else outside: falls through, ends nothing
+                target = count if address is None else bisect_left(addresses, address)
+                inside = target < count and addresses[target] == address  # else outside the function
+                if not instruction.conditional:
+                    successors[index] = [target] if inside else []
+                elif index + 1 < count:
+                    if inside:  # else falls through, ends nothing
                         conditional_jumps[index] = target
+                elif inside:  # in the last packet: nothing to fall through to
+                    successors[index] = [target]
                 continue
         targets: list[int] = []
         falls_through = True
