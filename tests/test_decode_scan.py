@@ -35,6 +35,7 @@ from hexlint.hexagon.decode import (
     DecodeCache,
     Instruction,
     decode_packets,
+    instruction_at,
     instruction_flags,
     scan_code,
 )
@@ -278,9 +279,24 @@ def test_instructions_read_word_by_word_are_those_of_the_decoded_packets(library
         assert len(scan._opened) < len(scan)  # most words decode alone
 
 
+@pytest.mark.parametrize("library", _libraries(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_packets_read_one_by_one_hold_the_words_instructions_with_finds(library: Path) -> None:
+    """packet_reader (the audit's data flow) packet by packet, as instructions, equals instructions_with of a fresh
+    scan: the same words, field dicts and addresses."""
+    image = load_elf(library)
+    mask = WORD_WRITES | WORD_MEMORY | WORD_CALL
+    for section in image.code_sections:
+        scan = scan_code(section.data, section.address, cache=DecodeCache())
+        whole = scan.range(0, len(scan))
+        read_packet = whole.packet_reader(mask)
+        read = [(i, instruction_at(fields, address)) for i in range(len(whole)) for address, fields in read_packet(i)]
+        fresh = scan_code(section.data, section.address, cache=DecodeCache())
+        assert read == fresh.range(0, len(fresh)).instructions_with(mask), library.name
+
+
 def test_a_jump_word_seen_again_gets_its_own_target_and_text() -> None:
     """A light jump shares its dict with its relative template (decode._light_instruction, the inline rebuilds of
-    instructions_with and packet_instructions), so its text is rendered per read: the same word at offsets 0 and 4,
+    instructions_with and packet_reader), so its text is rendered per read: the same word at offsets 0 and 4,
     twice each, read word by word both ways, equals the decoded packets, targets and texts included."""
     jump, more = 0x5800C016, 0x78004000  # jump #+44 ending its packet; r0 = #0 with parse bits 01
     code = struct.pack("<7I", jump, more, jump, jump, more, jump, 0x7800C000)
@@ -293,7 +309,8 @@ def test_a_jump_word_seen_again_gets_its_own_target_and_text() -> None:
     found = scan.range(0, len(scan)).instructions_with(WORD_BRANCH)
     assert found == expected and [x.text for _, x in found] == [x.text for _, x in expected]
     again = scan_code(code, 0x2000, cache=scan.cache).range(0, len(scan))  # every jump from its template
-    read = [(index, x) for index in range(len(again)) for x in again.packet_instructions(index, WORD_BRANCH)]
+    branches_of = again.packet_reader(WORD_BRANCH)
+    read = [(index, instruction_at(x, a)) for index in range(len(again)) for a, x in branches_of(index)]
     assert read == expected and [x.text for _, x in read] == [x.text for _, x in expected]
     assert not scan._opened
 

@@ -50,6 +50,7 @@ from hexlint.hexagon.decode import (
     CodeScan,
     DecodeCache,
     PacketRange,
+    instruction_at,
     scan_code,
 )
 from hexlint.record import field, record, replace
@@ -180,13 +181,13 @@ class StackAccess:
 class _AccessText:
     """StackAccess.text of an access built by the audit: its instruction's text, rendered on first read (a light
     instruction renders on demand, and only --disasm, the tables and a few findings read an access's text); kept in
-    the access's field dict next to its hidden "_instruction" entry."""
+    the access's field dict next to the hidden "_fields" entry, the instruction's field dict."""
 
     def __get__(self, instance: StackAccess | None, owner: type | None = None) -> object:
         if instance is None:
             return self
         fields = instance.__dict__
-        text = fields["text"] = fields["_instruction"].text
+        text = fields["text"] = instruction_at(fields["_fields"], fields["address"]).text
         return text
 
 
@@ -519,7 +520,7 @@ class _InstructionFacts:
     # loop set-ups), what build_cfg reads of them
     control: dict[int, tuple[frozenset[int], list[Instruction]]]
     seeds: list[int]  # packets that derive a register other than SP/FP from SP/FP
-    direct: list[tuple[int, Instruction]]  # memory accesses based on r29/r30 themselves
+    direct: list[tuple[int, int, dict[str, Any]]]  # (index, address, fields) of the accesses based on r29/r30
     calls: list[tuple[int, Instruction]]  # calls and tail calls
     doubles: list[tuple[int, Instruction]]  # float->double conversions and double arithmetic (not in helpers)
     hvx: int
@@ -543,13 +544,15 @@ def _instruction_facts(
     encoded target (0 away: its own packet) means nothing."""
     if isinstance(packets, PacketRange):
         mask = _FACT_WORDS if is_helper else _FACT_WORDS | WORD_DOUBLE
-        instructions: Iterable[tuple[int, Instruction]] = packets.instructions_with(mask)
+        # field dicts, not instructions: most words read here are accesses, only a few fields of which are read
+        entries: Iterable[tuple[int, int, dict[str, Any]]] = packets.fields_with(mask)
         endloops = packets.endloops()
         hvx, first_hvx = packets.count_words_with(WORD_HVX)
     else:
         instructions = [
             (index, instruction) for index, packet in enumerate(packets) for instruction in packet.instructions
         ]
+        entries = [(index, instruction.address, instruction.__dict__) for index, instruction in instructions]
         endloops = {index: packet.endloop for index, packet in enumerate(packets) if packet.endloop}
         hvx_words = [instruction.address for _, instruction in instructions if instruction.is_hvx]
         hvx, first_hvx = len(hvx_words), hvx_words[0] if hvx_words else None
@@ -558,17 +561,17 @@ def _instruction_facts(
         index: (endloop, []) for index, endloop in endloops.items()
     }
     seeds: list[int] = []
-    direct: list[tuple[int, Instruction]] = []
+    direct: list[tuple[int, int, dict[str, Any]]] = []
     calls: list[tuple[int, Instruction]] = []
     doubles: list[tuple[int, Instruction]] = []
     no_endloop: frozenset[int] = frozenset()
     stack_bases, track_doubles, last_seed = STACK_BASES, not is_helper, -1  # locals: ~30k instructions a library
-    for item in instructions:
-        index, instruction = item
-        memory = instruction.memory
+    for item in entries:
+        index, address, fields = item  # a field left at its default is not in `fields`
+        memory = fields.get("memory")
         if memory is not None and memory.base in stack_bases:
-            direct.append(item)  # the (index, instruction) pair itself: ~15k accesses a library
-        writes = instruction.writes
+            direct.append(item)  # the entry itself: ~15k accesses a library
+        writes = fields.get("writes")
         if writes and last_seed != index:
             for write in writes:
                 # r29/r30 themselves are never tracked (`r30 = r29`, allocframe): only another register carries one
@@ -576,21 +579,22 @@ def _instruction_facts(
                     seeds.append(index)
                     last_seed = index
                     break
-        branch = instruction.branch
+        branch = fields.get("branch")
         if branch is None:
             if memory is not None:
                 continue  # an access is neither a double operation nor a loop set-up: most words read here
-            if track_doubles and (instruction.float_to_double or instruction.double_arith):
-                doubles.append((index, instruction))
-            if instruction.loop_setup is None:
+            if track_doubles and (fields.get("float_to_double") or fields.get("double_arith")):
+                doubles.append((index, instruction_at(fields, address)))
+            if fields.get("loop_setup") is None:
                 continue
         elif branch == "call" or branch == "callr":
-            calls.append((index, instruction))
+            calls.append((index, instruction_at(fields, address)))
             continue  # a call returns (one that never does is handed to build_cfg as no_return): it ends no block
-        elif branch == "jump":
+        instruction = instruction_at(fields, address)
+        if branch == "jump":
             # a direct jump leaving the function is a call that does not come back (tail call)
             target = instruction.target
-            if relocated and instruction.address in relocated:
+            if relocated and address in relocated:
                 calls.append((index, instruction))
                 instruction = replace(instruction, target=None)  # for the CFG: leaves the function
             elif target is not None and not start <= target < end:
@@ -667,16 +671,8 @@ def _audit_function(
     ]
     call_packets = [index for index, instruction in facts.calls if instruction.branch in ("call", "callr")]
     call_blocks = _call_blocks(cfg, call_packets)
-    instructions_of = None
-    if isinstance(packets, PacketRange):
-        read: dict[int, list[Instruction]] = {}  # the data flow visits a loop's packets more than once
-
-        def instructions_of(index: int) -> list[Instruction]:
-            found = read.get(index)
-            if found is None:
-                found = read[index] = packets.packet_instructions(index, _DATA_FLOW_WORDS)  # type: ignore[union-attr]
-            return found
-
+    # the data flow visits a loop's packets more than once: the reader reads each once
+    instructions_of = packets.packet_reader(_DATA_FLOW_WORDS) if isinstance(packets, PacketRange) else None
     stack_accesses = mark_stack_buffers(_stack_accesses_from_facts(cfg, facts, loop_of, instructions_of), call_blocks)
     loops = _loop_audits(cfg, stack_accesses, calls, doubles)
     audit = FunctionAudit(
@@ -752,21 +748,22 @@ def _block_accesses(
     state: dict[str, Derived],
     seeds: set[int],
     loop: int | None,
-    instructions_of: Callable[[int], Sequence[Instruction]] | None = None,
+    instructions_of: Callable[[int], Sequence[WordEntry]] | None = None,
 ) -> list[StackAccess]:
-    """The stack accesses of block `number`. `instructions_of(index)`: the instructions of packet `index` that may
-    write a register, access memory or call (the others change nothing here); None: every instruction of
-    cfg.packets[index]."""
+    """The stack accesses of block `number`. `instructions_of(index)`: (address, field dict) of the instructions of
+    packet `index` that may write a register, access memory or call (the others change nothing here); None: every
+    instruction of cfg.packets[index]."""
     accesses = []
     addresses = cfg.packet_addresses
     for index in range(cfg.block_first_packets[number], cfg.block_last_packets[number] + 1):
-        instructions = cfg.packets[index].instructions if instructions_of is None else instructions_of(index)
+        packet = cfg.packets[index]
+        instructions = _word_entries(packet.instructions) if instructions_of is None else instructions_of(index)
         if not instructions:
             continue
-        for instruction in instructions:
-            memory = instruction.memory
+        for address, fields in instructions:
+            memory = fields.get("memory")
             if memory is not None and (memory.base in STACK_BASES or memory.base in state):
-                accesses.append(_classify(instruction, state, addresses[index], loop))
+                accesses.append(_classify(address, fields, state, addresses[index], loop))
         if state or index in seeds:
             state = _transfer(instructions, state)
     return accesses
@@ -776,7 +773,7 @@ def _stack_accesses_from_facts(
     cfg: FunctionCfg,
     facts: _InstructionFacts,
     loop_of: Sequence[int | None],
-    instructions_of: Callable[[int], Sequence[Instruction]] | None = None,
+    instructions_of: Callable[[int], Sequence[WordEntry]] | None = None,
 ) -> list[StackAccess]:
     """`_stack_accesses` without walking every instruction again: the r29/r30-based accesses are the ones the
     instruction pass already found; the data flow adds the accesses through a derived register, with the state it
@@ -789,17 +786,26 @@ def _stack_accesses_from_facts(
         _derived_registers_at_blocks(cfg, set(facts.seeds), instructions_of, visits)
         for number in sorted(visits):  # block order, then packet order: address order
             for index, state, instructions in visits[number]:
-                for instruction in instructions:
-                    memory = instruction.memory
+                for address, fields in instructions:
+                    memory = fields.get("memory")
                     if memory is not None and memory.base in state:  # never r29/r30: they are never tracked
-                        accesses.append(_classify(instruction, state, addresses[index], loop_of[index]))
+                        accesses.append(_classify(address, fields, state, addresses[index], loop_of[index]))
     # the direct accesses come in address order: alone, only the halves of a duplex may need ordering
     _sort_accesses(accesses, in_address_order=len(accesses) == len(facts.direct))
     return accesses
 
 
+# An instruction as the data flow reads it: (its address, its field dict), see PacketRange.packet_reader.
+WordEntry = tuple[int, dict[str, Any]]
 # A packet the data flow reached with SP/FP-derived registers: (packet index, those registers, its instructions).
-PacketVisit = tuple[int, dict[str, Derived], "Sequence[Instruction]"]
+PacketVisit = tuple[int, dict[str, Derived], "Sequence[WordEntry]"]
+
+
+def _word_entries(instructions: Iterable[Instruction]) -> list[WordEntry]:
+    """Decoded instructions as the data flow reads them."""
+    return [(instruction.address, instruction.__dict__) for instruction in instructions]
+
+
 _ADDRESS = attrgetter("address")
 
 
@@ -929,27 +935,27 @@ def _stored_before_a_call(
 
 
 def _direct_accesses(
-    direct: list[tuple[int, Instruction]], packet_addresses: Sequence[int], loop_of: Sequence[int | None]
+    direct: list[tuple[int, int, dict[str, Any]]], packet_addresses: Sequence[int], loop_of: Sequence[int | None]
 ) -> list[StackAccess]:
     """`_classify` of r29/r30-based accesses with no derived register: the frame offset is the access's offset."""
     accesses = []
     new, set_fields, access_class = object.__new__, _SET_ACCESS_FIELDS, StackAccess
-    for index, instruction in direct:
-        memory = instruction.memory
+    for index, address, fields in direct:
+        memory = fields["memory"]
         offset = memory.offset
         access = new(access_class)
         set_fields(
             access,
             {
-                "address": instruction.address,
+                "address": address,
                 "packet_address": packet_addresses[index],
-                "_instruction": instruction,  # the text when first read (_AccessText)
+                "_fields": fields,  # the instruction's: its text when first read (_AccessText)
                 "is_store": memory.is_store,
                 "is_vector": memory.is_vector,
                 "size": memory.size,
                 "slot": None if offset is None or memory.post_increment else (memory.base, offset),
                 "loop": loop_of[index],
-                "is_predicated": instruction.conditional,
+                "is_predicated": fields.get("conditional", False),
             },
         )
         accesses.append(access)
@@ -967,8 +973,8 @@ def _seed_packets(cfg: FunctionCfg) -> set[int]:
     return seeds
 
 
-def _classify(instruction: Instruction, state: dict[str, Derived], packet_address: int, loop: int | None):
-    memory = instruction.memory
+def _classify(address: int, fields: dict[str, Any], state: dict[str, Derived], packet_address: int, loop: int | None):
+    memory = fields.get("memory")
     if memory is None:
         return None
     if memory.base in STACK_BASES:
@@ -983,15 +989,15 @@ def _classify(instruction: Instruction, state: dict[str, Derived], packet_addres
         slot = (base, offset + memory.offset)
     return _stack_access(
         {
-            "address": instruction.address,
+            "address": address,
             "packet_address": packet_address,
-            "_instruction": instruction,  # the text when first read (_AccessText)
+            "_fields": fields,  # the instruction's: its text when first read (_AccessText)
             "is_store": memory.is_store,
             "is_vector": memory.is_vector,
             "size": memory.size,
             "slot": slot,
             "loop": loop,
-            "is_predicated": instruction.conditional,
+            "is_predicated": fields.get("conditional", False),
         }
     )
 
@@ -999,7 +1005,7 @@ def _classify(instruction: Instruction, state: dict[str, Derived], packet_addres
 def _derived_registers_at_blocks(
     cfg: FunctionCfg,
     seeds: set[int],
-    instructions_of: Callable[[int], Sequence[Instruction]] | None = None,
+    instructions_of: Callable[[int], Sequence[WordEntry]] | None = None,
     visits: dict[int, list[PacketVisit]] | None = None,
 ) -> dict[int, dict[str, Derived]]:
     """Block start -> SP/FP-derived registers on entry: a worklist over the blocks in address order, last in first
@@ -1036,7 +1042,10 @@ def _derived_registers_at_blocks(
                 if position == len(seed_list) or seed_list[position] > last:
                     break
                 index = seed_list[position]
-            instructions = packets[index].instructions if instructions_of is None else instructions_of(index)
+            if instructions_of is None:
+                instructions = _word_entries(packets[index].instructions)
+            else:
+                instructions = instructions_of(index)
             if instructions:  # a third of the packets walked have no word that writes, accesses memory or calls
                 if visit is not None and state:
                     visit.append((index, state, instructions))
@@ -1113,7 +1122,7 @@ def _join(states: list[dict[str, Derived]]) -> dict[str, Derived]:
     return result
 
 
-def _transfer(instructions: Sequence[Instruction], state: dict[str, Derived]) -> dict[str, Derived]:
+def _transfer(instructions: Sequence[WordEntry], state: dict[str, Derived]) -> dict[str, Derived]:
     """A packet's instructions (at least those that write, access memory or call). Packet semantics: every
     instruction reads the registers as they were before the packet."""
     if not instructions:
@@ -1121,15 +1130,15 @@ def _transfer(instructions: Sequence[Instruction], state: dict[str, Derived]) ->
     # register -> its value after the packet (None: derives nothing). An untracked register made untracked is left
     # out, unless an earlier instruction of the packet gave it a value: that changes nothing, and most writes are such.
     updates: dict[str, Derived | None] = {}
-    for instruction in instructions:
-        for write in instruction.writes:
+    for _, fields in instructions:
+        for write in fields.get("writes", ()):
             source, dest = write.source, write.dest
             if source is not None and (source in state or source in STACK_BASES):
                 updates[dest] = _written_value(write, state)
             elif dest in state or dest in updates:
                 # a write from no register (a constant, a load) or from an untracked one derives nothing
                 updates[dest] = None
-        memory = instruction.memory
+        memory = fields.get("memory")
         if memory is not None:
             if memory.post_increment and memory.base in state:
                 updates[memory.base] = (state[memory.base][0], None)
@@ -1137,7 +1146,7 @@ def _transfer(instructions: Sequence[Instruction], state: dict[str, Derived]) ->
                 for register in _registers(memory.register):
                     if register in state or register in updates:
                         updates[register] = None
-        branch = instruction.branch
+        branch = fields.get("branch")
         if branch is not None and (branch == "call" or branch == "callr"):
             for register in state:
                 if register in CALLER_SAVED:

@@ -28,7 +28,8 @@ from __future__ import annotations
 import functools
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import chain
+from itertools import chain, compress
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hexlint.hexagon.decode import PacketRange
@@ -242,14 +243,19 @@ def _scan(
     leaders = {0}  # the entry, the loop starts, then (below) the jump targets and the packets after block ends
     endloops: dict[int, frozenset[int]] = {}
     for index, (endloop, instructions) in control_packets:  # any other packet falls through, leads nothing
-        if len(instructions) == 1 and not endloop:  # most control packets: one conditional jump
+        if len(instructions) == 1 and not endloop:  # most control packets: one jump
             instruction = instructions[0]
-            if instruction.branch == "jump" and instruction.conditional and index + 1 < count:
+            if instruction.branch == "jump":
                 address = instruction.target
-                if address is not None:
-                    target = bisect_left(addresses, address)
-                    if target < count and addresses[target] == address:  # else outside: falls through, ends nothing
+                target = count if address is None else bisect_left(addresses, address)
+                inside = target < count and addresses[target] == address  # else outside the function
+                if not instruction.conditional:
+                    successors[index] = [target] if inside else []
+                elif index + 1 < count:
+                    if inside:  # else falls through, ends nothing
                         conditional_jumps[index] = target
+                elif inside:  # in the last packet: nothing to fall through to
+                    successors[index] = [target]
                 continue
         targets: list[int] = []
         falls_through = True
@@ -401,10 +407,11 @@ def _blocks(addresses: list[int], packet_ends: list[int] | None, last_end: int, 
         _add_fallback_endloop_edges(
             scan, endloop_blocks, number_of_first, block_successors, stages_by_start, endloop_edges, predecessors
         )
-        for last, start in endloop_edges:
-            if firsts[bisect_right(firsts, last) - 1] >= start:
-                retreating = True
-                break
+        if not retreating:  # else known already
+            for last, start in endloop_edges:
+                if firsts[bisect_right(firsts, last) - 1] >= start:
+                    retreating = True
+                    break
     starts = list(map(addresses.__getitem__, firsts))
     if packet_ends is None:  # each block ends where the next one starts
         ends = starts[1:]
@@ -461,9 +468,10 @@ def _single_endloop_starts(
                 if (number, start) not in known:
                     known.add((number, start))
                     target = number_of_first[start]
-                    new_edges.setdefault(target, []).append(number)
                     if target not in block_successors[number] and number not in predecessors[target]:
                         predecessors[target].append(number)
+                    if target != number:  # a one-block loop's edge leads no walk anywhere new: it leaves its target
+                        new_edges.setdefault(target, []).append(number)
         if not new_edges:
             break
         for loop_number, seen, stack, _found in walks:
@@ -608,11 +616,12 @@ def _loops(graph: _Graph, packets: Sequence[Packet]) -> tuple[tuple[Loop, ...], 
     latches: dict[int, list[int]] = {}  # header -> its latches, in block order (then in successor order)
     for latch, header in back_edges:
         latches.setdefault(header, []).append(latch)
-    bodies: dict[int, set[int]] = {}
+    self_loops: list[int] = []  # headers whose one latch is the header itself: most loops, one block each
+    bodies: dict[int, set[int]] = {}  # the other loops' blocks
     irreducible: set[int] = set()
     for header, header_latches in latches.items():
         if len(header_latches) == 1 and header_latches[0] == header:
-            bodies[header] = {header}  # a self-loop: most loops
+            self_loops.append(header)
             continue
         if not predecessors:
             predecessors = _predecessors(successors)
@@ -621,45 +630,87 @@ def _loops(graph: _Graph, packets: Sequence[Packet]) -> tuple[tuple[Loop, ...], 
         if not dominated:
             irreducible.add(header)
     kinds = _loop_kinds(latches, graph)
-    parents, depths = _nest(bodies) if irreducible else _nest_reducible(bodies)
+    if irreducible:
+        parents, depths = _nest({**bodies, **{header: {header} for header in self_loops}})
+    else:
+        parents, depths = _nest_reducible(bodies, self_loops)
     starts, ends = graph.starts, graph.ends
     loops = []
-    for header, body in bodies.items():
+    for header in self_loops:
         start = starts[header]
-        if len(body) == 1:  # a self-loop
-            blocks, low, high = frozenset((start,)), start, ends[header]
-        else:
-            ordered = sorted(body)  # faster than min() and max(): sorting ints compares them without rich compares
-            blocks, low, high = frozenset(map(starts.__getitem__, ordered)), starts[ordered[0]], ends[ordered[-1]]
+        parent = parents[header]
+        loops.append(
+            _loop_record(
+                start,
+                frozenset((start,)),
+                (start,),
+                kinds[header],
+                depths[header],
+                None if parent is None else starts[parent],
+                False,  # no body walk, no entry from outside
+                start,
+                ends[header],
+            )
+        )
+    for header, body in bodies.items():
+        ordered = sorted(body)  # faster than min() and max(): sorting ints compares them without rich compares
         header_latches = latches[header]
         parent = parents[header]
-        loop = _new(Loop)  # frozen_instance inlined: ~1.3k loops a library
-        _set(
-            loop,
-            "__dict__",
-            {
-                "header": start,
-                "blocks": blocks,
-                "latches": (starts[header_latches[0]],)
+        loops.append(
+            _loop_record(
+                starts[header],
+                frozenset(itemgetter(*ordered)(starts)),  # two blocks or more: a tuple
+                (starts[header_latches[0]],)
                 if len(header_latches) == 1
                 else tuple(map(starts.__getitem__, header_latches)),
-                "kind": kinds[header],
-                "depth": depths[header],
-                "parent": None if parent is None else starts[parent],
-                "irreducible": header in irreducible,
-                "low": low,
-                "high": high,
-            },
+                kinds[header],
+                depths[header],
+                None if parent is None else starts[parent],
+                header in irreducible,
+                starts[ordered[0]],
+                ends[ordered[-1]],
+            )
         )
-        loops.append(loop)
     loops.sort(key=lambda loop: (loop.depth, loop.header))
     innermost_by_block: dict[int, int] = {}
     for loop in loops:  # an inner loop overwrites its blocks (of two as deep, the higher header)
-        if len(loop.blocks) == 1:  # a self-loop: its block is its header
-            innermost_by_block[loop.header] = loop.header
-        else:
+        if len(loop.blocks) > 1:
             innermost_by_block.update(dict.fromkeys(loop.blocks, loop.header))
+    for header in self_loops:  # a loop of one block is the deepest loop holding it
+        start = starts[header]
+        innermost_by_block[start] = start
     return tuple(loops), innermost_by_block
+
+
+def _loop_record(
+    header: int,
+    blocks: frozenset[int],
+    latches: tuple[int, ...],
+    kind: str,
+    depth: int,
+    parent: int | None,
+    irreducible: bool,
+    low: int,
+    high: int,
+) -> Loop:
+    """`Loop(...)` given every field, as frozen_instance builds it (~1.3k loops a library)."""
+    loop = _new(Loop)
+    _set(
+        loop,
+        "__dict__",
+        {
+            "header": header,
+            "blocks": blocks,
+            "latches": latches,
+            "kind": kind,
+            "depth": depth,
+            "parent": parent,
+            "irreducible": irreducible,
+            "low": low,
+            "high": high,
+        },
+    )
+    return loop
 
 
 def _padding_blocks(
@@ -673,9 +724,8 @@ def _padding_blocks(
     firsts, lasts, successors = graph.first_packets, graph.last_packets, graph.successors
     return {
         number
-        for number in range(1, len(is_root))
-        if is_root[number]
-        and not predecessors[number]
+        for number in compress(range(1, len(is_root)), is_root[1:])  # the roots but the entry, picked at C speed
+        if not predecessors[number]
         and all(len(predecessors[target]) > 1 for target in successors[number])
         and _only_nops(packets, firsts[number], lasts[number])
     }
@@ -713,21 +763,24 @@ def _depth_first_search(successors: list[list[int]]) -> tuple[list[tuple[int, in
     while True:
         finish[root] = on_stack
         is_root[root] = True
-        stack = [(root, iter(successors[root]))]
-        while stack:
-            node, children = stack[-1]
+        node, children = root, iter(successors[root])
+        stack = []  # the ancestors of `node` on the search path, each with its successors not searched yet
+        while True:
             for child in children:
                 child_finish = finish[child]
                 if child_finish == not_seen:
                     finish[child] = on_stack
-                    stack.append((child, iter(successors[child])))
+                    stack.append((node, children))
+                    node, children = child, iter(successors[child])
                     break
                 if child_finish == on_stack:
                     back_edges.append((node, child))
             else:
                 finish[node] = finished
                 finished += 1
-                stack.pop()
+                if not stack:
+                    break
+                node, children = stack.pop()
         if finished == count:
             break
         root = finish.index(not_seen, root)
@@ -815,16 +868,21 @@ def _nest(bodies: dict[int, set[int]]) -> tuple[dict[int, int | None], dict[int,
     return parents, depths
 
 
-def _nest_reducible(bodies: dict[int, set[int]]) -> tuple[dict[int, int | None], dict[int, int]]:
+def _nest_reducible(bodies: dict[int, set[int]], self_loops: list[int]) -> tuple[dict[int, int | None], dict[int, int]]:
     """`_nest` where every header dominates its loop: two loops are then disjoint or nested, so, largest first, a
-    loop's parent is the innermost loop seen so far that holds its header."""
+    loop's parent is the innermost loop seen so far that holds its header. A self-loop (`self_loops`, not in `bodies`)
+    comes after every larger loop and holds no other loop's header."""
     parents: dict[int, int | None] = {}
     depths: dict[int, int] = {}
     innermost: dict[int, int] = {}  # loop header -> the innermost loop seen so far holding it
-    headers = set(bodies)
+    headers = bodies.keys() | self_loops
     for header in sorted(bodies, key=lambda header: (-len(bodies[header]), header)):
         parent = innermost.get(header)
         parents[header] = parent
         depths[header] = depths[parent] + 1 if parent is not None else 1
         innermost.update(dict.fromkeys(bodies[header] & headers, header))
+    for header in self_loops:
+        parent = innermost.get(header)
+        parents[header] = parent
+        depths[header] = depths[parent] + 1 if parent is not None else 1
     return parents, depths

@@ -27,7 +27,7 @@ A caller that needs only some packets (the binary audit) calls scan_code instead
 word gets summary flags (WORD_*: branch, loop set-up, HVX, memory, SP/FP-based access, ...) from its bit fields, a
 whole section at a time (byte-column tables and big-integer AND/OR; a duplex from its halves' opcode bits; only a few
 rare forms are decoded), and a packet is decoded, exactly as decode_packets would, only when asked for (CodeScan.packet,
-PacketRange). The words the audit reads are built one by one (PacketRange.instructions_with/packet_instructions),
+PacketRange). The words the audit reads are built one by one (PacketRange.instructions_with/packet_reader),
 the most common ones by light decoders that leave the text to be rendered when read (_LIGHT_DECODERS, _LazyText).
 tests/test_decode_scan.py holds the flags, the light decodings and the opened packets to the full decoder.
 """
@@ -161,6 +161,9 @@ def _at(fields: dict[str, object], address: int) -> Instruction:
     _set(instance, "__dict__", fields)
     _set_address(instance, address)
     return instance
+
+
+instruction_at = _at  # public: the instruction of a PacketRange.fields_with entry
 
 
 # MemoryAccess and RegisterWrite are immutable and few distinct ones exist: each is built once and shared, since an
@@ -2348,51 +2351,71 @@ class PacketRange(Sequence[Packet]):
         base = self.scan.address
         return [base + (word << 2) for word in found[bisect_left(found, first) : bisect_left(found, last)]]
 
-    def packet_instructions(self, index: int, mask: int) -> list[Instruction]:
-        """The instructions of packet `index` whose words' flags share a bit with `mask`, in packet order, built as
-        instructions_with builds them."""
-        scan = self.scan
-        packet = self.low + index
-        base, addresses, flags, words = scan.address, scan.packet_addresses, scan.word_flags, scan.words
-        packet_address = addresses[packet]
-        first = (packet_address - base) >> 2
-        result: list[Instruction] = []
-        closed = packet not in scan._opened
-        templates = scan.cache.words
-        for index in range(first, (addresses[packet + 1] - base) >> 2):
-            if not flags[index] & mask:
-                continue
-            word = words[index]
-            # as instructions_with: no extender before it, its packet not decoded
-            if closed and word & 0xC000 and (index == first or words[index - 1] >= 0x10000000):
-                fields = templates.get(word)
-                relative = None if fields is not None else scan.cache.relative_words.get(word)
-                if relative is not None and relative[2] is None and "loop_setup" not in relative[0]:
-                    fields = relative[0].copy()  # a light jump or call seen before: _relative_at inlined
-                    fields["_packet"] = packet_address
-                    fields["target"] = (packet_address + relative[1]) & _MASK32
-                elif fields is None and relative is None:
-                    address = base + (index << 2)
-                    fields = _LIGHT_DECODERS[word >> 28](word, packet_address, None)
-                    if fields is None:
-                        instruction = scan._first_decoding(word, word, None, packet, packet_address, address, False)
-                        if instruction is not None:
-                            result.append(instruction)
-                            continue
-                        closed = scan.packet(packet) is None  # the word needs its packet (see instructions_with)
-                    elif "_packet" in fields:  # PC-relative, a loop set-up or a new-value jump
-                        result.append(scan._light_instruction(fields, word, packet, packet_address, address))
-                        continue
-                    else:
-                        templates[word] = fields
-                if fields is not None:
-                    instruction = _new(Instruction)  # _at inlined
-                    _set(instruction, "__dict__", fields)
-                    _set_address(instruction, base + (index << 2))
-                    result.append(instruction)
+    def packet_reader(self, mask: int) -> Callable[[int], list[tuple[int, dict[str, object]]]]:
+        """A function: packet index (in the range) -> (address, field dict) of the instructions of that packet whose
+        words' flags share a bit with `mask`, in packet order, as fields_with has them (instruction_at(fields,
+        address) is the instruction). Each packet is read once (a data flow visits a loop's packets more than once):
+        a later call returns the same list, which callers never change."""
+        scan, low = self.scan, self.low
+        base, addresses, flags, words, opened = (
+            scan.address,
+            scan.packet_addresses,
+            scan.word_flags,
+            scan.words,
+            scan._opened,
+        )
+        templates, relative_templates = scan.cache.words, scan.cache.relative_words
+        get_template, get_relative = templates.get, relative_templates.get
+        light_decoders, light_instruction, first_decoding = (
+            _LIGHT_DECODERS,
+            scan._light_instruction,
+            scan._first_decoding,
+        )
+        read: dict[int, list[tuple[int, dict[str, object]]]] = {}
+
+        def instructions_of(index: int) -> list[tuple[int, dict[str, object]]]:
+            result = read.get(index)
+            if result is not None:
+                return result
+            result = read[index] = []
+            packet = low + index
+            packet_address = addresses[packet]
+            first = (packet_address - base) >> 2
+            closed = packet not in opened
+            for word_index in range(first, (addresses[packet + 1] - base) >> 2):
+                if not flags[word_index] & mask:
                     continue
-            result.extend(scan.word_instructions(index, packet))
-        return result
+                word = words[word_index]
+                address = base + (word_index << 2)
+                # as instructions_with: no extender before it, its packet not decoded
+                if closed and word & 0xC000 and (word_index == first or words[word_index - 1] >= 0x10000000):
+                    fields = get_template(word)
+                    relative = None if fields is not None else get_relative(word)
+                    if relative is not None and relative[2] is None and "loop_setup" not in relative[0]:
+                        fields = relative[0].copy()  # a light jump or call seen before: _relative_at inlined
+                        fields["_packet"] = packet_address
+                        fields["target"] = (packet_address + relative[1]) & _MASK32
+                    elif fields is None and relative is None:
+                        fields = light_decoders[word >> 28](word, packet_address, None)
+                        if fields is None:
+                            instruction = first_decoding(word, word, None, packet, packet_address, address, False)
+                            if instruction is not None:
+                                result.append((address, instruction.__dict__))
+                                continue
+                            closed = scan.packet(packet) is None  # the word needs its packet (see instructions_with)
+                        elif "_packet" in fields:  # PC-relative, a loop set-up or a new-value jump
+                            instruction = light_instruction(fields, word, packet, packet_address, address)
+                            result.append((address, instruction.__dict__))
+                            continue
+                        else:
+                            templates[word] = fields
+                    if fields is not None:
+                        result.append((address, fields))
+                        continue
+                result.extend([(address, x.__dict__) for x in scan.word_instructions(word_index, packet)])
+            return result
+
+        return instructions_of
 
     def count_words_with(self, mask: int) -> tuple[int, int | None]:
         """How many words of the range have flags sharing a bit with `mask`, and the address of the first."""
@@ -2415,6 +2438,11 @@ class PacketRange(Sequence[Packet]):
         """(index in the range, instruction) of every word whose flags share a bit with `mask` (WORD_ENDLOOP_BITS
         aside), in address order, as the decoded packets have them; a packet is decoded only where one of its words
         cannot be decoded alone (see CodeScan.word_instructions)."""
+        return [(position, _at(fields, address)) for position, address, fields in self.fields_with(mask)]
+
+    def fields_with(self, mask: int) -> list[tuple[int, int, dict[str, object]]]:
+        """instructions_with as (index in the range, address, the instruction's field dict): instruction_at(fields,
+        address) is the instruction. A caller that reads a few fields of most words builds no object for them."""
         scan = self.scan
         found = scan.words_with(mask & ~WORD_ENDLOOP_BITS)
         first, last = self.word_range()
@@ -2424,8 +2452,7 @@ class PacketRange(Sequence[Packet]):
         get_template, get_relative = templates.get, relative_templates.get
         instructions_of, first_decoding = scan.word_instructions, scan._first_decoding
         light_decoders, light_instruction = _LIGHT_DECODERS, scan._light_instruction
-        new, set_attributes, set_address, instruction_class = _new, _set, _set_address, Instruction
-        result: list[tuple[int, Instruction]] = []
+        result: list[tuple[int, int, dict[str, object]]] = []
         append = result.append
         packet, high = low - 1, self.high
         packet_start = packet_end = -1  # the current packet's first word, and the first word after it
@@ -2445,11 +2472,8 @@ class PacketRange(Sequence[Packet]):
             # the common cases inline (as word_instructions): no extender before it, its packet not decoded
             if closed and word & 0xC000 and (index == packet_start or words[index - 1] >= 0x10000000):
                 fields = get_template(word)
-                if fields is not None:
-                    instruction = new(instruction_class)  # _at inlined: most words are seen before
-                    set_attributes(instruction, "__dict__", fields)
-                    set_address(instruction, address)
-                    append((position, instruction))
+                if fields is not None:  # most words are seen before
+                    append((position, address, fields))
                     continue
                 relative = get_relative(word)
                 if relative is not None:
@@ -2458,37 +2482,32 @@ class PacketRange(Sequence[Packet]):
                         fields = fields.copy()
                         fields["_packet"] = packet_address
                         fields["target"] = (packet_address + relative[1]) & _MASK32
-                        instruction = new(instruction_class)
-                        set_attributes(instruction, "__dict__", fields)
-                        set_address(instruction, address)
-                        append((position, instruction))
+                        append((position, address, fields))
                     else:
-                        append((position, _relative_at(*relative, packet_address, address)))
+                        append((position, address, _relative_at(*relative, packet_address, address).__dict__))
                     continue
                 fields = light_decoders[word >> 28](word, packet_address, None)
                 if fields is not None:  # first_decoding inlined for a light word: most first decodings are
                     if "_packet" in fields:  # PC-relative, a loop set-up or a new-value jump: their packet counts
                         target = fields.get("target")
                         if target is None or "_new_value" in fields:
-                            append((position, light_instruction(fields, word, packet, packet_address, address)))
+                            instruction = light_instruction(fields, word, packet, packet_address, address)
+                            append((position, address, instruction.__dict__))
                             continue
                         # a jump or call: _light_instruction inlined (~7k new ones an audit of upstream v79)
                         relative_templates[word] = (fields, (target - packet_address) & _MASK32, None, None)
                     else:
                         templates[word] = fields
-                    instruction = new(instruction_class)
-                    set_attributes(instruction, "__dict__", fields)
-                    set_address(instruction, address)
-                    append((position, instruction))
+                    append((position, address, fields))
                     continue
                 instruction = first_decoding(word, word, None, packet, packet_address, address, False)
                 if instruction is not None:
-                    append((position, instruction))
+                    append((position, address, instruction.__dict__))
                     continue
                 scan.packet(packet)  # the word needs its packet: word_instructions reads it from the decoded packet
                 closed = False
             for instruction in instructions_of(index, packet):
-                append((position, instruction))
+                append((position, address, instruction.__dict__))
         return result
 
     def packets_with(self, mask: int) -> list[int]:
