@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
-from test_binary_support import add_imm, call, insn, jump, load, loop_setup, nop, other_write, packet, ret, store
+from test_binary_support import (
+    add_imm,
+    call,
+    insn,
+    jump,
+    load,
+    loop_setup,
+    nop,
+    noreturn_before_a_loop,
+    other_write,
+    packet,
+    ret,
+    store,
+)
 
 from hexlint.binary.audit import AuditSettings, audit_function, settings_from_options
 from hexlint.elf import ElfImage, FunctionSymbol
@@ -279,14 +292,7 @@ def test_a_frame_pointer_slot_before_a_call_is_not_an_argument():
 
 
 def test_a_call_to_a_function_that_never_returns_does_not_fall_through():
-    # 0x104 calls __assert_fail: the loop (0x108, 0x10C) is entered at its test only, as the compiler laid it out
-    packets = [
-        packet(0x100, jump(0x100, 0x10C, conditional=True)),
-        packet(0x104, call(0x104, 0x900)),
-        packet(0x108, store(0x108, "r29", 8, vector=False)),
-        packet(0x10C, jump(0x10C, 0x108, conditional=True)),
-        packet(0x110, ret(0x110)),
-    ]
+    packets = noreturn_before_a_loop()
     symbol = FunctionSymbol("kernel", 0x100, 0x14)
     image = ElfImage("lib.so", "EM_QDSP6", 0x73, False, (), (symbol, FunctionSymbol("__assert_fail", 0x900, 4)))
     (loop,) = audit_function(symbol, packets, image, AuditSettings()).cfg.loops

@@ -94,3 +94,15 @@ def build_library(
     )
     subprocess.run([LLD, "-shared", str(object_file), "-o", str(library)], check=True, capture_output=True)
     return library
+
+
+def noreturn_before_a_loop() -> list[Packet]:
+    """The entry either enters the loop at its test (0x10C) or calls __assert_fail (0x104 -> 0x900), laid out before
+    the body (0x108): only a call that never returns keeps the loop's one entry."""
+    return [
+        packet(0x100, jump(0x100, 0x10C, conditional=True)),
+        packet(0x104, call(0x104, 0x900)),
+        packet(0x108, insn(0x108, "r0 = add(r0,#1)")),
+        packet(0x10C, jump(0x10C, 0x108, conditional=True)),
+        packet(0x110, ret(0x110)),
+    ]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_binary_support import call, insn, jump, loop_setup, nop, packet, ret
+from test_binary_support import call, insn, jump, loop_setup, nop, noreturn_before_a_loop, packet, ret
 
 from hexlint.binary.audit import audit_image
 from hexlint.elf import load_elf
@@ -152,17 +152,6 @@ def test_alignment_padding_before_a_loop_body_does_not_make_the_loop_irreducible
     packets[1] = packet(0x104, insn(0x104, "r1 = #0"))
     (loop,) = build_cfg(packets).loops
     assert loop.irreducible
-
-
-def noreturn_before_a_loop() -> list:
-    """The entry either enters the loop at its test (0x10C) or fails an assert (0x104) laid out before the body."""
-    return [
-        packet(0x100, jump(0x100, 0x10C, conditional=True)),
-        packet(0x104, call(0x104, 0x900)),  # __assert_fail
-        packet(0x108, insn(0x108, "r0 = add(r0,#1)")),
-        packet(0x10C, jump(0x10C, 0x108, conditional=True)),
-        packet(0x110, ret(0x110)),
-    ]
 
 
 def test_a_call_that_never_returns_ends_its_block_without_fallthrough():
