@@ -2365,7 +2365,7 @@ class PacketRange(Sequence[Packet]):
             scan._opened,
         )
         templates, relative_templates = scan.cache.words, scan.cache.relative_words
-        get_template, get_relative = templates.get, relative_templates.get
+        get_template, get_relative, get_duplex = templates.get, relative_templates.get, scan.cache.duplexes.get
         light_decoders, light_instruction, first_decoding = (
             _LIGHT_DECODERS,
             scan._light_instruction,
@@ -2387,8 +2387,17 @@ class PacketRange(Sequence[Packet]):
                     continue
                 word = words[word_index]
                 address = base + (word_index << 2)
+                if not word & 0xC000:  # a duplex (as fields_with)
+                    halves = (
+                        get_duplex(word)
+                        if closed and (word_index == first or words[word_index - 1] >= 0x10000000)
+                        else None
+                    )
+                    if halves is not None:
+                        result.extend([(address, fields) for fields in halves])
+                        continue
                 # as instructions_with: no extender before it, its packet not decoded
-                if closed and word & 0xC000 and (word_index == first or words[word_index - 1] >= 0x10000000):
+                elif closed and (word_index == first or words[word_index - 1] >= 0x10000000):
                     fields = get_template(word)
                     relative = None if fields is not None else get_relative(word)
                     if relative is not None and relative[2] is None and "loop_setup" not in relative[0]:
@@ -2449,7 +2458,7 @@ class PacketRange(Sequence[Packet]):
         addresses, base, low, words, opened = scan.packet_addresses, scan.address, self.low, scan.words, scan._opened
         templates = scan.cache.words
         relative_templates = scan.cache.relative_words
-        get_template, get_relative = templates.get, relative_templates.get
+        get_template, get_relative, get_duplex = templates.get, relative_templates.get, scan.cache.duplexes.get
         instructions_of, first_decoding = scan.word_instructions, scan._first_decoding
         light_decoders, light_instruction = _LIGHT_DECODERS, scan._light_instruction
         result: list[tuple[int, int, dict[str, object]]] = []
@@ -2469,8 +2478,16 @@ class PacketRange(Sequence[Packet]):
                 position = packet - low
                 closed = packet not in opened
             word = words[index]
+            if not word & 0xC000:  # a duplex: both halves, as word_instructions builds them
+                halves = (
+                    get_duplex(word) if closed and (index == packet_start or words[index - 1] >= 0x10000000) else None
+                )
+                if halves is not None:
+                    for fields in halves:
+                        append((position, address, fields))
+                    continue
             # the common cases inline (as word_instructions): no extender before it, its packet not decoded
-            if closed and word & 0xC000 and (index == packet_start or words[index - 1] >= 0x10000000):
+            elif closed and (index == packet_start or words[index - 1] >= 0x10000000):
                 fields = get_template(word)
                 if fields is not None:  # most words are seen before
                     append((position, address, fields))
