@@ -315,6 +315,33 @@ def test_a_jump_word_seen_again_gets_its_own_target_and_text() -> None:
     assert not scan._opened
 
 
+def test_new_value_operands_read_word_by_word_name_the_registers_of_the_decoded_packets() -> None:
+    """A producer's register is learned once per word (CodeScan._new_value_register): the same producer read by a
+    scalar and by a vector store, an extended producer, and each pair seen twice, read word by word both ways, equal
+    the decoded packets, texts and stored registers included."""
+    copy_r2 = 0x70604002  # r2 = r0 (parse bits: more)
+    store_new = 0xA1A1D202  # memw(r1+#8) = <producer one back>.new
+    extender, add_r3 = 0x0000448D, 0xB00040A3  # r3 = add(r0,##74565)
+    load_v2, vstore_new = 0x28004002, 0x2821C022  # v2 = vmem(r0+#0); vmem(r1+#0) = <producer one back>.new
+    groups = [(copy_r2, store_new), (extender, add_r3, store_new), (load_v2, vstore_new), (copy_r2, vstore_new)]
+    groups += [(load_v2, store_new), *groups]
+    code = struct.pack(f"<{sum(map(len, groups))}I", *(word for group in groups for word in group))
+    packets = decode_packets(code, 0x3000, cache=DecodeCache())
+    expected = [(index, x) for index, packet in enumerate(packets) for x in packet.instructions if x.memory]
+    assert [x.text for _, x in expected if x.memory.is_store][:5] == [
+        "memw(r1+#8) = r2.new", "memw(r1+#8) = r3.new", "vmem(r1+#0) = v2.new", "vmem(r1+#0) = v?.new",
+        "memw(r1+#8) = r?.new",
+    ]  # fmt: skip
+    scan = scan_code(code, 0x3000, cache=DecodeCache())
+    found = scan.range(0, len(scan)).instructions_with(WORD_MEMORY)
+    assert found == expected and [x.text for _, x in found] == [x.text for _, x in expected]
+    again = scan_code(code, 0x3000, cache=scan.cache).range(0, len(scan))  # every register from the cache
+    stores_of = again.packet_reader(WORD_MEMORY)
+    read = [(index, instruction_at(x, a)) for index in range(len(again)) for a, x in stores_of(index)]
+    assert read == expected and [x.text for _, x in read] == [x.text for _, x in expected]
+    assert not scan._opened
+
+
 def _key(item: tuple[int, Instruction]) -> tuple[int, int, str]:
     return item[0], item[1].address, item[1].text
 

@@ -1757,6 +1757,8 @@ class DecodeCache:
     words: dict[int | tuple[int, int], dict[str, object]] = field(default_factory=dict)  # by word or (word, extender)
     duplexes: dict[int | tuple[int, int], tuple[dict[str, object], ...]] = field(default_factory=dict)
     new_values: dict[int | tuple[int, int], _PendingNewValue] = field(default_factory=dict)
+    # an unextended producer's word (bit 32: read by a vector operand) -> the register a new-value operand names
+    producer_registers: dict[int, str] = field(default_factory=dict)
     flags: dict[int, int] = field(default_factory=dict)  # word -> WORD_* flags, of the words only decoding flags
     # PC-relative word (decoded alone) -> its fields and _split_relative (CodeScan.word_instructions)
     # (light decodings: no text parts, see _LIGHT_DECODERS)
@@ -1766,12 +1768,22 @@ class DecodeCache:
     limit: int = 1 << 18  # entries before the cache starts over: bounds the memory a long-running process keeps
 
     def clear(self) -> None:
-        for table in (self.packets, self.words, self.duplexes, self.new_values, self.flags, self.relative_words):
+        for table in self._tables():
             table.clear()
 
     def __len__(self) -> int:
-        tables = (self.packets, self.words, self.duplexes, self.new_values, self.flags, self.relative_words)
-        return sum(map(len, tables))
+        return sum(map(len, self._tables()))
+
+    def _tables(self) -> tuple[dict, ...]:
+        return (
+            self.packets,
+            self.words,
+            self.duplexes,
+            self.new_values,
+            self.producer_registers,
+            self.flags,
+            self.relative_words,
+        )
 
 
 _SHARED_CACHE = DecodeCache()
@@ -2182,28 +2194,38 @@ class CodeScan:
             pending = _pending_new_value(instruction)
             if instruction.target is None and instruction.loop_setup is None:
                 cache.new_values[key] = pending
-        return _named_by_producer(pending, self._producer(pending[1], packet_index, address), address)
+        return _named_by_register(pending, self._new_value_register(pending, packet_index, address), address)
 
-    def _producer(self, distance: int, packet_index: int, address: int) -> Instruction | None:
-        """The instruction `distance` places before the word at `address` in its packet, constant extenders not
-        counted (see _named_new_value), built alone: the words before a new-value operand are never duplexes (a
-        duplex ends its packet), so each is one instruction and only the producer needs building."""
+    def _new_value_register(self, pending: _PendingNewValue, packet_index: int, address: int) -> str:
+        """The register the new-value operand of `pending` (at `address`) names: the one written by the instruction
+        its distance places before it in its packet, constant extenders not counted (see _named_new_value). The
+        words before a new-value operand are never duplexes (a duplex ends its packet), so each is one instruction;
+        a producer word without an extender names the same register wherever it is: once per word."""
         words, base = self.words, self.address
         first = (self.packet_addresses[packet_index] - base) >> 2
+        distance, is_hvx = pending[1], pending[0].is_hvx
         for index in range(((address - base) >> 2) - 1, first - 1, -1):
             if words[index] >= 0x10000000:  # not an extender
                 distance -= 1
                 if distance == 0:
-                    word = words[index]
-                    # as word_instructions: a word seen before, no extender before it, its packet not decoded
-                    if word & 0xC000 and (index == first or words[index - 1] >= 0x10000000):
-                        fields = self.cache.words.get(word)
-                        if fields is not None and packet_index not in self._opened:
-                            return _at(fields, base + (index << 2))
-                    return self.word_instructions(index, packet_index)[0]
+                    if index != first and words[index - 1] < 0x10000000:  # extended (rare): not the word's alone
+                        return _new_value_register(is_hvx, self.word_instructions(index, packet_index)[0])
+                    key = words[index] | is_hvx << 32  # a vector and a scalar operand read different facts
+                    registers = self.cache.producer_registers
+                    register = registers.get(key)
+                    if register is None:
+                        register = registers[key] = _new_value_register(is_hvx, self._producer_at(index, packet_index))
+                    return register
                 if distance < 0:
                     break
-        return None
+        return "v?" if is_hvx else "r?"
+
+    def _producer_at(self, index: int, packet_index: int) -> Instruction:
+        """The instruction of the word at `index` (no duplex, no extender before it), built alone."""
+        fields = self.cache.words.get(self.words[index])
+        if fields is not None and packet_index not in self._opened:
+            return _at(fields, self.address + (index << 2))
+        return self.word_instructions(index, packet_index)[0]
 
     def _light_instruction(
         self,
@@ -2802,12 +2824,20 @@ def _named_new_value(pending: _PendingNewValue, earlier: list[Instruction], addr
 
 def _named_by_producer(pending: _PendingNewValue, producer: Instruction | None, address: int) -> Instruction:
     """_named_new_value once the producer (None: none) is known."""
-    instruction, _, by_register = pending
-    if instruction.is_hvx:  # vector writes are not tracked: name it only when the producer's text does
+    return _named_by_register(pending, _new_value_register(pending[0].is_hvx, producer), address)
+
+
+def _new_value_register(is_hvx: bool, producer: Instruction | None) -> str:
+    """The register a new-value operand names: the one `producer` writes (r?/v? where none is known)."""
+    if is_hvx:  # vector writes are not tracked: name it only when the producer's text does
         written = producer.text.split(" = ")[0].split(".")[0] if producer is not None else ""
-        register = written if written[:1] == "v" and written[1:].isdigit() else "v?"
-    else:
-        register = producer.writes[0].dest if producer is not None and producer.writes else "r?"
+        return written if written[:1] == "v" and written[1:].isdigit() else "v?"
+    return producer.writes[0].dest if producer is not None and producer.writes else "r?"
+
+
+def _named_by_register(pending: _PendingNewValue, register: str, address: int) -> Instruction:
+    """The new-value instruction of `pending` at `address`, its operand named `register`."""
+    instruction, _, by_register = pending
     fields = by_register.get(register)
     if fields is None:
         fields = by_register[register] = _with_new_value(instruction, register)
