@@ -305,14 +305,7 @@ def test_a_jump_word_seen_again_gets_its_own_target_and_text() -> None:
     assert [(x.address, x.target) for _, x in expected] == [
         (0x2000, 0x202C), (0x2008, 0x2030), (0x200C, 0x2038), (0x2014, 0x203C)
     ]  # fmt: skip
-    scan = scan_code(code, 0x2000, cache=DecodeCache())
-    found = scan.range(0, len(scan)).instructions_with(WORD_BRANCH)
-    assert found == expected and [x.text for _, x in found] == [x.text for _, x in expected]
-    again = scan_code(code, 0x2000, cache=scan.cache).range(0, len(scan))  # every jump from its template
-    branches_of = again.packet_reader(WORD_BRANCH)
-    read = [(index, instruction_at(x, a)) for index in range(len(again)) for a, x in branches_of(index)]
-    assert read == expected and [x.text for _, x in read] == [x.text for _, x in expected]
-    assert not scan._opened
+    _assert_read_word_by_word_as_decoded(code, 0x2000, WORD_BRANCH, expected)
 
 
 def test_new_value_operands_read_word_by_word_name_the_registers_of_the_decoded_packets() -> None:
@@ -332,12 +325,20 @@ def test_new_value_operands_read_word_by_word_name_the_registers_of_the_decoded_
         "memw(r1+#8) = r2.new", "memw(r1+#8) = r3.new", "vmem(r1+#0) = v2.new", "vmem(r1+#0) = v?.new",
         "memw(r1+#8) = r?.new",
     ]  # fmt: skip
-    scan = scan_code(code, 0x3000, cache=DecodeCache())
-    found = scan.range(0, len(scan)).instructions_with(WORD_MEMORY)
+    _assert_read_word_by_word_as_decoded(code, 0x3000, WORD_MEMORY, expected)
+
+
+def _assert_read_word_by_word_as_decoded(
+    code: bytes, address: int, mask: int, expected: list[tuple[int, Instruction]]
+) -> None:
+    """instructions_with of a cold scan, then packet_reader of a scan sharing its cache (every word from what the
+    first learned), equal `expected` (the decoded packets' instructions), texts included, no packet opened."""
+    scan = scan_code(code, address, cache=DecodeCache())
+    found = scan.range(0, len(scan)).instructions_with(mask)
     assert found == expected and [x.text for _, x in found] == [x.text for _, x in expected]
-    again = scan_code(code, 0x3000, cache=scan.cache).range(0, len(scan))  # every register from the cache
-    stores_of = again.packet_reader(WORD_MEMORY)
-    read = [(index, instruction_at(x, a)) for index in range(len(again)) for a, x in stores_of(index)]
+    again = scan_code(code, address, cache=scan.cache).range(0, len(scan))
+    read_packet = again.packet_reader(mask)
+    read = [(index, instruction_at(x, a)) for index in range(len(again)) for a, x in read_packet(index)]
     assert read == expected and [x.text for _, x in read] == [x.text for _, x in expected]
     assert not scan._opened
 
