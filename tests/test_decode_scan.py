@@ -184,6 +184,19 @@ def test_the_whole_section_flag_lanes_equal_the_quick_flags_of_every_top_half() 
     _lanes_agree_with_quick_flags([high << 16 | low for high in range(1 << 16) for low in low_halves[:3]])
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([0x0000, 0x4000, 0x8000, 0xC000]), min_size=1, max_size=40))
+def test_endloop_packets_are_the_packets_whose_endloop_is_set(parse_bits: list[int]) -> None:
+    """Any run of parse bits (packets cut short, four words without an end): endloop_packets, found from the words
+    flagged, holds exactly the packets endloop() (and decode_packets) marks, with the same markers."""
+    code = struct.pack(f"<{len(parse_bits)}I", *(0x78000000 | bits for bits in parse_bits))  # r0 = #0
+    scan = scan_code(code, 0x1000, cache=DecodeCache())
+    packets, markers = scan.endloop_packets()
+    every = [scan.endloop(index) for index in range(len(scan))]
+    assert dict(zip(packets, markers, strict=True)) == {index: marks for index, marks in enumerate(every) if marks}
+    assert every == [packet.endloop for packet in decode_packets(code, 0x1000, cache=DecodeCache())]
+
+
 def test_a_scan_splits_packets_as_the_packet_regex_does() -> None:
     """scan_code finds packet ends from the parse bits of all words at once; decode_packets' regex is the reference,
     on real code, on random bytes (runs of four words without an end), and on tails cut short."""
@@ -251,12 +264,7 @@ def test_a_scan_opens_the_packets_decode_packets_returns(library: Path) -> None:
         assert list(whole) == packets
         hvx = [i.address for p in packets for i in p.instructions if i.is_hvx]
         assert whole.words_with(WORD_HVX) == hvx
-        for flag in ALL_FLAGS:
-            holding = set(whole.packets_with(flag))
-            exact = {index for index, packet in enumerate(packets) if _packet_flags(packet) & flag}
-            assert exact <= holding, f"{library.name}: packets with flag {flag:#b} left out"
-            if flag == WORD_ENDLOOP_BITS:
-                assert {index for index in holding if packets[index].endloop} == exact
+        assert whole.endloops() == {index: packet.endloop for index, packet in enumerate(packets) if packet.endloop}
         for index in order[:200]:  # a packet's flags: its words' (the :endloop bits aside)
             exact = _packet_flags(packets[index]) & ~WORD_ENDLOOP_BITS
             assert whole.flags(index) | exact == whole.flags(index)

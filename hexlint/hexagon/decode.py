@@ -1827,7 +1827,7 @@ WORD_MEMORY = 32  # a memory access
 WORD_STACK_MEMORY = 64  # a memory access based on r29 (SP) or r30 (FP)
 WORD_STACK_COPY = 128  # writes a register other than r29/r30 from r29/r30 (`r2 = add(r29,#8)`, `r3 = r30`)
 WORD_WRITES = 256  # writes a general register
-WORD_ENDLOOP_BITS = 512  # parse bits 10: an :endloop marker in a packet's first two words (packets_with says where)
+WORD_ENDLOOP_BITS = 512  # parse bits 10: an :endloop marker in a packet's first two words (endloop_packets says where)
 _STACK_REGISTERS = ("r29", "r30")
 _STACK_FIELDS = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0)
 # CR bits 27:21 of loopN/spNloop0 with a register count, then with an immediate one (as _decode_cr)
@@ -2262,14 +2262,19 @@ class CodeScan:
         """The ascending indexes of the packets with :endloop markers, and their markers (computed once)."""
         found = self._endloop_packets
         if not found:
-            packets: list[int] = []
-            markers: list[frozenset[int]] = []
-            for index in self.range(0, len(self.chunks)).packets_with(WORD_ENDLOOP_BITS):
-                endloop = self.endloop(index)
-                if endloop:
-                    packets.append(index)
-                    markers.append(endloop)
-            found.append((packets, markers))
+            # as endloop(): parse bits 10 in a packet's first word (of two or more) or second word (of three or more)
+            addresses, base = self.packet_addresses, self.address
+            by_packet: dict[int, int] = {}
+            packet, packet_start, packet_end = -1, 0, 0
+            for word in self.words_with(WORD_ENDLOOP_BITS):
+                if word >= packet_end:
+                    packet = bisect_right(addresses, base + (word << 2), packet + 1) - 1
+                    packet_start, packet_end = (addresses[packet] - base) >> 2, (addresses[packet + 1] - base) >> 2
+                position = word - packet_start
+                if position < 2 and packet_end - packet_start >= position + 2:
+                    by_packet[packet] = by_packet.get(packet, 0) | position + 1
+            packets = sorted(by_packet)
+            found.append((packets, [_ENDLOOPS[by_packet[packet] - 1] for packet in packets]))
         return found[0]
 
     def packet_flags(self, index: int) -> int:
@@ -2547,27 +2552,6 @@ class PacketRange(Sequence[Packet]):
                 closed = False
             for instruction in instructions_of(index, packet):
                 append((position, address, instruction.__dict__))
-        return result
-
-    def packets_with(self, mask: int) -> list[int]:
-        """Ascending indexes (in the range) of the packets holding a word whose flags share a bit with `mask`;
-        WORD_ENDLOOP_BITS counts only in a packet's first two words, where it marks :endloop0/1."""
-        scan = self.scan
-        found = scan.words_with(mask)
-        first, last = self.word_range()
-        addresses, base, flags = scan.packet_addresses, scan.address, scan.word_flags
-        other = mask & ~WORD_ENDLOOP_BITS
-        result: list[int] = []
-        packet = self.low - 1
-        packet_end = -1  # first word after the current packet
-        for word in found[bisect_left(found, first) : bisect_left(found, last)]:
-            if word >= packet_end:
-                packet = bisect_right(addresses, base + (word << 2), packet + 1) - 1
-                packet_end = (addresses[packet + 1] - base) >> 2
-            elif result and result[-1] == packet - self.low:
-                continue
-            if flags[word] & other or word - ((addresses[packet] - base) >> 2) < 2:
-                result.append(packet - self.low)
         return result
 
 
