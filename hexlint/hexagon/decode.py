@@ -2110,7 +2110,7 @@ class CodeScan:
     cache: DecodeCache
     chunks: Sequence[bytes]  # each packet's bytes
     packet_addresses: list[int]  # each packet's address, then the end of the last packet
-    words: tuple[int, ...]
+    words: Sequence[int]  # scan_code: an array("I"), four bytes a word instead of a Python int each
     word_flags: list[int]
     # word_flags as little-endian 16-bit lanes (scan_code): words_with tests a mask on them a whole column at a time
     flag_lanes: bytearray = field(default_factory=bytearray)
@@ -2564,7 +2564,9 @@ def scan_code(code: bytes, base_address: int, cpu: int = 0x73, cache: DecodeCach
     if len(cache) > cache.limit:
         cache.clear()
     addresses = _packet_addresses(code, end, base_address)
-    words = struct.unpack_from(f"<{end // 4}I", code)
+    words = array("I", code[:end])
+    if sys.byteorder == "big":
+        words.byteswap()
     flags, slow, lanes = _scan_flags(code, end)
     table = cache.flags
     collecting = gc.isenabled()
