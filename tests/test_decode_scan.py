@@ -223,8 +223,8 @@ def test_a_scan_flags_every_word_as_word_flags_does() -> None:
     code = struct.pack(f"<{len(words)}I", *words) + b"\x01\x02"  # a cut-short tail word is not flagged
     cache = DecodeCache()
     scan = scan_code(code, 0x1000, cache=DecodeCache())
-    assert scan.word_flags == [decode_module._word_flags(word, cache) for word in words]
-    assert scan_code(b"", 0).word_flags == []
+    assert list(scan.word_flags) == [decode_module._word_flags(word, cache) for word in words]
+    assert not scan_code(b"", 0).word_flags
     # words_with reads the 16-bit flag lanes: every flag and a few unions, low and high lanes alike
     for mask in (*ALL_FLAGS, WORD_BRANCH | WORD_WRITES, WORD_HVX | WORD_ENDLOOP_BITS, (1 << 10) - 1):
         assert scan.words_with(mask) == [index for index, flags in enumerate(scan.word_flags) if flags & mask]

@@ -40,7 +40,7 @@ import struct
 import sys
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, MutableSequence, Sequence
 from itertools import accumulate, compress
 
 from hexlint.hexagon._tables import DEST_EXCEPTIONS, DEST_FIELDS
@@ -1968,7 +1968,7 @@ def _flag_tables() -> _FlagTables:
 _FLAG_TABLES: list[_FlagTables] = []  # built on the first scan: a lint run without binaries never pays for it
 
 
-def _scan_flags(code: bytes, end: int) -> tuple[list[int], bytes, bytearray]:
+def _scan_flags(code: bytes, end: int) -> tuple[array[int], bytes, bytearray]:
     """_quick_flags of every word of code[:end] (0 where it says -1); one byte per word, nonzero where the word's
     flags need its decoding instead; the same flags as little-endian 16-bit lanes (see CodeScan.flag_lanes)."""
     if not _FLAG_TABLES:
@@ -2000,7 +2000,7 @@ def _scan_flags(code: bytes, end: int) -> tuple[list[int], bytes, bytearray]:
     flags = array("H", lanes)
     if sys.byteorder == "big":
         flags.byteswap()
-    return flags.tolist(), slow.to_bytes(count, "little"), lanes
+    return flags, slow.to_bytes(count, "little"), lanes
 
 
 def instruction_flags(instruction: Instruction) -> int:
@@ -2111,7 +2111,7 @@ class CodeScan:
     chunks: Sequence[bytes]  # each packet's bytes
     packet_addresses: list[int]  # each packet's address, then the end of the last packet
     words: Sequence[int]  # scan_code: an array("I"), four bytes a word instead of a Python int each
-    word_flags: list[int]
+    word_flags: MutableSequence[int]  # scan_code: an array("H")
     # word_flags as little-endian 16-bit lanes (scan_code): words_with tests a mask on them a whole column at a time
     flag_lanes: bytearray = field(default_factory=bytearray)
     _opened: dict[int, Packet] = field(default_factory=dict)
