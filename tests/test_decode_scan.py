@@ -325,15 +325,26 @@ def test_new_value_operands_read_word_by_word_name_the_registers_of_the_decoded_
     extender, add_r3 = 0x0000448D, 0xB00040A3  # r3 = add(r0,##74565)
     load_v2, vstore_new = 0x28004002, 0x2821C022  # v2 = vmem(r0+#0); vmem(r1+#0) = <producer one back>.new
     groups = [(copy_r2, store_new), (extender, add_r3, store_new), (load_v2, vstore_new), (copy_r2, vstore_new)]
-    groups += [(load_v2, store_new), *groups]
+    groups = 2 * [*groups, (load_v2, store_new), (vstore_new,)]  # the last: no producer in its packet
     code = struct.pack(f"<{sum(map(len, groups))}I", *(word for group in groups for word in group))
     packets = decode_packets(code, 0x3000, cache=DecodeCache())
     expected = [(index, x) for index, packet in enumerate(packets) for x in packet.instructions if x.memory]
-    assert [x.text for _, x in expected if x.memory.is_store][:5] == [
+    assert [x.text for _, x in expected if x.memory.is_store][:6] == [
         "memw(r1+#8) = r2.new", "memw(r1+#8) = r3.new", "vmem(r1+#0) = v2.new", "vmem(r1+#0) = v?.new",
-        "memw(r1+#8) = r?.new",
+        "memw(r1+#8) = r?.new", "vmem(r1+#0) = v?.new",
     ]  # fmt: skip
     _assert_read_word_by_word_as_decoded(code, 0x3000, WORD_MEMORY, expected)
+
+
+def test_a_duplex_after_an_extender_is_read_with_it() -> None:
+    """A duplex seen before is rebuilt from its template only without an extender before it: the second copy of
+    `r0 = memh(r0+#0)` twice (a duplex) follows an extender, which widens its first half's offset."""
+    duplex, extender = 0x20000000, 0x0000448D
+    code = struct.pack("<3I", duplex, extender, duplex)
+    packets = decode_packets(code, 0x1000, cache=DecodeCache())
+    expected = [(index, x) for index, packet in enumerate(packets) for x in packet.instructions if x.memory]
+    assert [x.text for _, x in expected][2:] == ["r0 = memh(r0+#74560)", "r0 = memh(r0+#0)"]
+    _assert_read_word_by_word_as_decoded(code, 0x1000, WORD_MEMORY, expected)
 
 
 def _assert_read_word_by_word_as_decoded(

@@ -2194,13 +2194,13 @@ class CodeScan:
             pending = _pending_new_value(instruction)
             if instruction.target is None and instruction.loop_setup is None:
                 cache.new_values[key] = pending
-        return _named_by_register(pending, self._new_value_register(pending, packet_index, address), address)
+        return _named_by_register(pending, self._operand_register(pending, packet_index, address), address)
 
-    def _new_value_register(self, pending: _PendingNewValue, packet_index: int, address: int) -> str:
+    def _operand_register(self, pending: _PendingNewValue, packet_index: int, address: int) -> str:
         """The register the new-value operand of `pending` (at `address`) names: the one written by the instruction
         its distance places before it in its packet, constant extenders not counted (see _named_new_value). The
         words before a new-value operand are never duplexes (a duplex ends its packet), so each is one instruction;
-        a producer word without an extender names the same register wherever it is: once per word."""
+        an extender widens an immediate, never the register a word writes: learned once per producer word."""
         words, base = self.words, self.address
         first = (self.packet_addresses[packet_index] - base) >> 2
         distance, is_hvx = pending[1], pending[0].is_hvx
@@ -2208,24 +2208,16 @@ class CodeScan:
             if words[index] >= 0x10000000:  # not an extender
                 distance -= 1
                 if distance == 0:
-                    if index != first and words[index - 1] < 0x10000000:  # extended (rare): not the word's alone
-                        return _new_value_register(is_hvx, self.word_instructions(index, packet_index)[0])
                     key = words[index] | is_hvx << 32  # a vector and a scalar operand read different facts
                     registers = self.cache.producer_registers
                     register = registers.get(key)
                     if register is None:
-                        register = registers[key] = _new_value_register(is_hvx, self._producer_at(index, packet_index))
+                        producer = self.word_instructions(index, packet_index)[0]
+                        register = registers[key] = _register_written_by(producer, is_hvx)
                     return register
                 if distance < 0:
                     break
         return "v?" if is_hvx else "r?"
-
-    def _producer_at(self, index: int, packet_index: int) -> Instruction:
-        """The instruction of the word at `index` (no duplex, no extender before it), built alone."""
-        fields = self.cache.words.get(self.words[index])
-        if fields is not None and packet_index not in self._opened:
-            return _at(fields, self.address + (index << 2))
-        return self.word_instructions(index, packet_index)[0]
 
     def _light_instruction(
         self,
@@ -2805,15 +2797,10 @@ def _named_new_value(pending: _PendingNewValue, earlier: list[Instruction], addr
     distance = pending[1]
     producers = [i for i in earlier if i.iclass != "EXT"]
     producer = producers[-distance] if 0 < distance <= len(producers) else None
-    return _named_by_producer(pending, producer, address)
+    return _named_by_register(pending, _register_written_by(producer, pending[0].is_hvx), address)
 
 
-def _named_by_producer(pending: _PendingNewValue, producer: Instruction | None, address: int) -> Instruction:
-    """_named_new_value once the producer (None: none) is known."""
-    return _named_by_register(pending, _new_value_register(pending[0].is_hvx, producer), address)
-
-
-def _new_value_register(is_hvx: bool, producer: Instruction | None) -> str:
+def _register_written_by(producer: Instruction | None, is_hvx: bool) -> str:
     """The register a new-value operand names: the one `producer` writes (r?/v? where none is known)."""
     if is_hvx:  # vector writes are not tracked: name it only when the producer's text does
         written = producer.text.split(" = ")[0].split(".")[0] if producer is not None else ""
