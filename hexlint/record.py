@@ -114,8 +114,7 @@ def _make_record(cls: type[_T], frozen: bool, eq: bool) -> type[_T]:
     for name in compiled:
         _set_method(cls, name, _interpret_then_compile(interpreted[name], install, calls_left, name))
     if frozen:
-        cls.__setattr__ = _refuse_setattr
-        cls.__delattr__ = _refuse_delattr
+        cls.__setattr__, cls.__delattr__ = _frozen_attribute_methods(cls, {item.name for item in all_fields})
     return cls
 
 
@@ -270,9 +269,18 @@ def _repr_method(shown: tuple[str, ...]) -> Any:
     return __repr__
 
 
-def _refuse_setattr(self: Any, name: str, value: Any) -> None:
-    raise FrozenInstanceError(f"cannot assign to field {name!r}")
+def _frozen_attribute_methods(cls: type, names: set[str]) -> tuple[Callable[..., None], Callable[..., None]]:
+    """__setattr__ and __delattr__ of a frozen record, as a frozen dataclass's: an instance of the record refuses
+    both, an instance of a subclass that is no record only for the fields."""
 
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
 
-def _refuse_delattr(self: Any, name: str) -> None:
-    raise FrozenInstanceError(f"cannot delete field {name!r}")
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    return __setattr__, __delattr__

@@ -63,6 +63,24 @@ def test_a_frozen_record_refuses_assignment_and_deletion() -> None:
     assert point.line is None
 
 
+@pytest.mark.parametrize("base", [Point, PointTwin], ids=["record", "dataclass"])
+def test_a_plain_subclass_of_a_frozen_record_takes_new_attributes_but_keeps_its_fields(base: type) -> None:
+    class Labelled(base):  # type: ignore[misc, valid-type]
+        pass
+
+    point = Labelled("a.c")
+    point.label = "kept"
+    assert point.label == "kept"
+    del point.label
+    assert not hasattr(point, "label")
+    with pytest.raises(dataclasses.FrozenInstanceError if base is PointTwin else record.FrozenInstanceError):
+        point.line = 2
+    with pytest.raises(AttributeError):
+        del point.path
+    with pytest.raises(AttributeError):  # an instance of the record itself takes no new attribute either
+        base("a.c").label = "refused"
+
+
 def test_a_mutable_record_is_assignable_and_unhashable_and_its_factory_is_called_per_instance() -> None:
     first, second = Tally("x"), Tally("x")
     first.seen.append(1)
