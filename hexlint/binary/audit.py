@@ -516,9 +516,9 @@ def _helper_kinds(helper: str | None, promotion: tuple[str, ...], division: tupl
 class _InstructionFacts:
     """What one pass over a function's instructions finds (packet indexes, in address order)."""
 
-    # packets holding a jump, a return, a loop set-up or an :endloop marker -> (those markers, its jumps, returns and
-    # loop set-ups), what build_cfg reads of them
-    control: dict[int, tuple[frozenset[int], list[Instruction]]]
+    # packets holding a jump, a return, a loop set-up or an :endloop marker -> (those markers, the field dicts of its
+    # jumps, returns and loop set-ups), what build_cfg reads of them
+    control: dict[int, tuple[frozenset[int], list[dict[str, Any]]]]
     seeds: list[int]  # packets that derive a register other than SP/FP from SP/FP
     direct: list[tuple[int, int, dict[str, Any]]]  # (index, address, fields) of the accesses based on r29/r30
     calls: list[tuple[int, Instruction]]  # calls and tail calls
@@ -557,7 +557,7 @@ def _instruction_facts(
         hvx_words = [instruction.address for _, instruction in instructions if instruction.is_hvx]
         hvx, first_hvx = len(hvx_words), hvx_words[0] if hvx_words else None
     # packet index -> (its :endloop markers, its branches and loop set-ups): what the CFG reads of a control packet
-    control: dict[int, tuple[frozenset[int], list[Instruction]]] = {
+    control: dict[int, tuple[frozenset[int], list[dict[str, Any]]]] = {
         index: (endloop, []) for index, endloop in endloops.items()
     }
     seeds: list[int] = []
@@ -590,20 +590,19 @@ def _instruction_facts(
         elif branch == "call" or branch == "callr":
             calls.append((index, instruction_at(fields, address)))
             continue  # a call returns (one that never does is handed to build_cfg as no_return): it ends no block
-        instruction = instruction_at(fields, address)
         if branch == "jump":
             # a direct jump leaving the function is a call that does not come back (tail call)
-            target = instruction.target
+            target = fields.get("target")
             if relocated and address in relocated:
-                calls.append((index, instruction))
-                instruction = replace(instruction, target=None)  # for the CFG: leaves the function
+                calls.append((index, instruction_at(fields, address)))
+                fields = {**fields, "target": None}  # for the CFG: leaves the function
             elif target is not None and not start <= target < end:
-                calls.append((index, instruction))
+                calls.append((index, instruction_at(fields, address)))
         entry = control.get(index)
         if entry is None:
-            control[index] = (endloops.get(index, no_endloop), [instruction])
+            control[index] = (endloops.get(index, no_endloop), [fields])
         else:
-            entry[1].append(instruction)
+            entry[1].append(fields)
     return _InstructionFacts(control, seeds, direct, calls, doubles, hvx, first_hvx)
 
 

@@ -36,10 +36,12 @@ from hexlint.hexagon.decode import PacketRange
 from hexlint.record import record
 
 if TYPE_CHECKING:
-    from hexlint.hexagon.decode import Instruction, Packet
+    from hexlint.hexagon.decode import Packet
 
-# What the CFG reads of a control packet: its :endloop markers and its instructions (at least branches, loop set-ups)
-ControlPacket = tuple[frozenset[int], "Sequence[Instruction]"]
+# What the CFG reads of a control packet: its :endloop markers and the field dicts of its instructions (at least of its
+# jumps, returns and loop set-ups), as Instruction.__dict__ or PacketRange.fields_with have them (a field left at its
+# default may be absent): the caller's instruction pass builds no Instruction for them
+ControlPacket = tuple[frozenset[int], "Sequence[Mapping[str, Any]]"]
 
 _T = TypeVar("_T")
 _new = object.__new__
@@ -158,17 +160,16 @@ def build_cfg(
     packets: Sequence[Packet],
     start: int | None = None,
     end: int | None = None,
-    control: Sequence[int] | Mapping[int, ControlPacket] | None = None,
+    control: Mapping[int, ControlPacket] | None = None,
     no_return: Iterable[int] = (),
 ) -> FunctionCfg:
     """CFG and loops of the packets of one function (`packets` sorted by address, all inside [start, end)).
 
-    `control`: when the caller already walked the instructions, the ascending indexes of the packets that hold a branch
-    (jump, call, return), a loop set-up or an `:endloop` marker (any other packet just falls through); a superset is
-    fine, a packet left out is a wrong CFG (except a call: it returns, so it ends no block; but see `no_return`). Or a
-    mapping of those indexes to (the packet's :endloop markers, its instructions or at least all its jumps, returns and
-    loop set-ups): then no packet is read here. None: found here, with one pass over the instructions. A PacketRange
-    is kept as it is, not decoded.
+    `control`: when the caller already walked the instructions, the indexes of the packets that hold a branch (jump,
+    call, return), a loop set-up or an `:endloop` marker (any other packet just falls through; a superset is fine, a
+    packet left out is a wrong CFG, except a call: it returns, so it ends no block; but see `no_return`), each mapped
+    to a ControlPacket: then no packet is read here. None: found here, with one pass over the instructions. A
+    PacketRange is kept as it is, not decoded.
     `no_return`: indexes of the packets holding an unconditional call that never returns (`abort`, `__assert_fail`):
     their block ends there and does not fall through (the caller knows the callees' names, the CFG does not)."""
     ends: list[int] | None
@@ -225,31 +226,25 @@ class _Scan:
     endloops: dict[int, frozenset[int]]  # packet index -> its :endloop markers
 
 
-def _scan(
-    packets: Sequence[Packet], addresses: list[int], control: Sequence[int] | Mapping[int, ControlPacket] | None
-) -> _Scan:
+def _scan(packets: Sequence[Packet], addresses: list[int], control: Mapping[int, ControlPacket] | None) -> _Scan:
     count = len(packets)
     if control is None:
         control = _control_packets(packets)
-    control_packets: Iterable[tuple[int, ControlPacket]]
-    if isinstance(control, Mapping):
-        indexes = sorted(control)
-        control_packets = zip(indexes, map(control.__getitem__, indexes), strict=True)
-    else:
-        control_packets = ((index, (packets[index].endloop, packets[index].instructions)) for index in control)
+    indexes = sorted(control)
     conditional_jumps: dict[int, int] = {}
     successors: dict[int, list[int]] = {}
     setups: dict[int, list[tuple[int, int, int]]] = {}
     leaders = {0}  # the entry, the loop starts, then (below) the jump targets and the packets after block ends
     endloops: dict[int, frozenset[int]] = {}
-    for index, (endloop, instructions) in control_packets:  # any other packet falls through, leads nothing
+    for index, (endloop, instructions) in zip(indexes, map(control.__getitem__, indexes), strict=True):
+        # any other packet falls through, leads nothing
         if len(instructions) == 1 and not endloop:  # most control packets: one jump
-            instruction = instructions[0]
-            if instruction.branch == "jump":
-                address = instruction.target
+            fields = instructions[0]
+            if fields.get("branch") == "jump":
+                address = fields.get("target")
                 target = count if address is None else bisect_left(addresses, address)
                 inside = target < count and addresses[target] == address  # else outside the function
-                if not instruction.conditional:
+                if not fields.get("conditional"):
                     successors[index] = [target] if inside else []
                 elif index + 1 < count:
                     if inside:  # else falls through, ends nothing
@@ -259,24 +254,24 @@ def _scan(
                 continue
         targets: list[int] = []
         falls_through = True
-        for instruction in instructions:
-            branch = instruction.branch
+        for fields in instructions:
+            branch = fields.get("branch")
             if branch == "jump":
-                address = instruction.target
+                address = fields.get("target")
                 if address is not None:
                     target = bisect_left(addresses, address)
                     if target < count and addresses[target] == address:  # else outside the function
                         targets.append(target)
-                if not instruction.conditional:
+                if not fields.get("conditional"):
                     falls_through = False
             elif branch is None:  # only a loop set-up has neither a branch nor anything else the CFG reads
-                setup = instruction.loop_setup
+                setup = fields.get("loop_setup")
                 if setup is not None and setup.loop in (0, 1):
                     start = _index_of(addresses, setup.start)
                     if start >= 0:
                         setups.setdefault(index, []).append((setup.loop, start, setup.pipelined_stages))
                         leaders.add(start)
-            elif (branch == "jumpr" or branch == "return") and not instruction.conditional:
+            elif (branch == "jumpr" or branch == "return") and not fields.get("conditional"):
                 falls_through = False
         if endloop:
             endloops[index] = endloop
@@ -314,17 +309,15 @@ def _index_of(addresses: list[int], address: int) -> int:
     return position if position < len(addresses) and addresses[position] == address else -1
 
 
-def _control_packets(packets: Sequence[Packet]) -> list[int]:
-    """Indexes of the packets holding a branch, a loop set-up or an :endloop marker."""
-    control = []
+def _control_packets(packets: Sequence[Packet]) -> dict[int, ControlPacket]:
+    """The packets holding a branch, a loop set-up or an :endloop marker, by index."""
+    control = {}
     for index, packet in enumerate(packets):
-        if packet.endloop:
-            control.append(index)
-            continue
-        for instruction in packet.instructions:
-            if instruction.branch is not None or instruction.loop_setup is not None:
-                control.append(index)
-                break
+        instructions = packet.instructions
+        if packet.endloop or any(
+            instruction.branch is not None or instruction.loop_setup is not None for instruction in instructions
+        ):
+            control[index] = (packet.endloop, [instruction.__dict__ for instruction in instructions])
     return control
 
 
