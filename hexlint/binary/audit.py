@@ -404,8 +404,12 @@ def _audit_image(
     else:
         section_scans = [scan_code(section.data, section.address, cpu, cache) for section in image.code_sections]
         scans = sorted(section_scans, key=_SCAN_ADDRESS)
-        addresses = [address for scan in scans for address in scan.packet_addresses[:-1]]
-        if not all(map(lt, addresses, islice(addresses, 1, None))):  # overlapping sections: every packet, by address
+        if len(scans) == 1:  # one section (most libraries): its packets ascend by construction, no overlap to check
+            addresses = scans[0].packet_addresses[:-1]
+        else:
+            addresses = [address for scan in scans for address in scan.packet_addresses[:-1]]
+        if len(scans) > 1 and not all(map(lt, addresses, islice(addresses, 1, None))):
+            # overlapping sections: every packet, by address
             all_packets = sorted(
                 (scan.packet(index) for scan in section_scans for index in range(len(scan))), key=_SCAN_ADDRESS
             )
