@@ -1071,9 +1071,13 @@ def _derived_registers_at_blocks(
                 continue  # still empty: nothing changed
             state = empty
         else:
-            incoming = [exit_states[p] for p in predecessors[number] if exit_states[p] is not None]
-            # _join inlined where it is empty (no visited predecessor, or one brings nothing): most joins are
-            state = _join(incoming) if incoming and all(incoming) else empty
+            sources = predecessors[number]
+            if len(sources) == 1:  # most blocks: the one predecessor's state as it is (states are never changed)
+                state = exit_states[sources[0]] or empty
+            else:
+                incoming = [exit_states[p] for p in sources if exit_states[p] is not None]
+                # _join inlined where it is empty (no visited predecessor, or one brings nothing): most joins are
+                state = _join(incoming) if incoming and all(incoming) else empty
             entry_states[number] = state
             if state or seeded[number]:
                 state = walk(number, state)
