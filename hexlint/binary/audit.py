@@ -573,25 +573,29 @@ def _instruction_facts(
     for item in entries:
         index, address, fields = item  # a field left at its default is not in `fields`
         memory = fields.get("memory")
-        if memory is not None and memory.base in stack_bases:
-            direct.append(item)  # the entry itself: ~15k accesses a library
-        writes = fields.get("writes")
-        if writes and last_seed != index:
-            for write in writes:
-                # r29/r30 themselves are never tracked (`r30 = r29`, allocframe): only another register carries one
-                if write.source in stack_bases and write.dest not in stack_bases:
-                    seeds.append(index)
-                    last_seed = index
-                    break
         branch = fields.get("branch")
-        if branch is None:
-            if memory is not None:
-                continue  # an access is neither a double operation nor a loop set-up: most words read here
-            if track_doubles and (fields.get("float_to_double") or fields.get("double_arith")):
-                doubles.append((index, instruction_at(fields, address)))
-            if fields.get("loop_setup") is None:
+        if memory is not None:
+            if memory.base in stack_bases:
+                direct.append(item)  # the entry itself: ~15k accesses a library
+            # an access derives no register from SP/FP (it writes the register it loads and its own base), is neither
+            # a double operation nor a loop set-up, and most words read here are accesses
+            if branch is None:
                 continue
-        elif branch == "call" or branch == "callr":
+        else:
+            writes = fields.get("writes")
+            if writes and last_seed != index:
+                for write in writes:
+                    # r29/r30 themselves are never tracked (`r30 = r29`, allocframe): only another register carries one
+                    if write.source in stack_bases and write.dest not in stack_bases:
+                        seeds.append(index)
+                        last_seed = index
+                        break
+            if branch is None:
+                if track_doubles and (fields.get("float_to_double") or fields.get("double_arith")):
+                    doubles.append((index, instruction_at(fields, address)))
+                if fields.get("loop_setup") is None:
+                    continue
+        if branch == "call" or branch == "callr":
             calls.append((index, instruction_at(fields, address)))
             continue  # a call returns (one that never does is handed to build_cfg as no_return): it ends no block
         if branch == "jump":
