@@ -272,7 +272,7 @@ class FunctionAudit:
     @functools.cached_property
     def _spills_by_kind(self) -> dict[tuple[bool, bool], tuple[StackAccess, ...]]:
         """(vector, in loop) -> spill accesses, in order: the rules and the table ask several times per function."""
-        return _spill_groups(self.stack_accesses)
+        return _spill_groups(self.stack_accesses)[0]
 
     @property
     def inloop_vector_spills(self) -> int:
@@ -313,21 +313,27 @@ class FunctionAudit:
         return sum(1 for call in self.calls if call.is_division)
 
 
-def _spill_groups(accesses: Iterable[StackAccess]) -> dict[tuple[bool, bool], tuple[StackAccess, ...]]:
-    """FunctionAudit._spills_by_kind: ~17k accesses in a large library, so one list per kind and no key tuples."""
+def _spill_groups(
+    accesses: Iterable[StackAccess],
+) -> tuple[dict[tuple[bool, bool], tuple[StackAccess, ...]], list[StackAccess]]:
+    """FunctionAudit._spills_by_kind: ~17k accesses in a large library, so one list per kind and no key tuples; and
+    the in-loop accesses that are no spill (arrays, buffers): with the in-loop spills, all _loop_audits counts."""
     frame_scalar: list[StackAccess] = []
     loop_scalar: list[StackAccess] = []
     frame_vector: list[StackAccess] = []
     loop_vector: list[StackAccess] = []
+    loop_arrays: list[StackAccess] = []
     for access in accesses:
         if access.slot is not None and access.buffer_reason is None:  # is_spill
             if access.is_vector:
                 (frame_vector if access.loop is None else loop_vector).append(access)
             else:
                 (frame_scalar if access.loop is None else loop_scalar).append(access)
+        elif access.loop is not None:
+            loop_arrays.append(access)
     groups = {(False, False): frame_scalar, (False, True): loop_scalar}
     groups.update({(True, False): frame_vector, (True, True): loop_vector})
-    return {kind: tuple(group) for kind, group in groups.items() if group}
+    return {kind: tuple(group) for kind, group in groups.items() if group}, loop_arrays
 
 
 @record
@@ -463,7 +469,8 @@ def _with_frame_objects(
     accesses = [_in_frame_object(access, objects) for access in function.stack_accesses]
     if all(new is old for new, old in zip(accesses, function.stack_accesses, strict=True)):
         return function
-    loops = _loop_audits(function.cfg, accesses, list(function.calls), list(function.double_operations))
+    spills, arrays = _spill_groups(accesses)
+    loops = _loop_audits(function.cfg, spills, arrays, list(function.calls), list(function.double_operations))
     return replace(function, stack_accesses=tuple(accesses), loops=loops)
 
 
@@ -681,7 +688,8 @@ def _audit_function(
     # the data flow visits a loop's packets more than once: the reader reads each once
     instructions_of = packets.packet_reader(_DATA_FLOW_WORDS) if isinstance(packets, PacketRange) else None
     stack_accesses = mark_stack_buffers(_stack_accesses_from_facts(cfg, facts, loop_of, instructions_of), call_blocks)
-    loops = _loop_audits(cfg, stack_accesses, calls, doubles)
+    spills, arrays = _spill_groups(stack_accesses)  # grouped while the accesses are still in the CPU's caches
+    loops = _loop_audits(cfg, spills, arrays, calls, doubles)
     audit = FunctionAudit(
         name=symbol.name,
         address=symbol.address,
@@ -696,8 +704,7 @@ def _audit_function(
         is_helper=is_helper,
         is_dma_worker=bool(settings.dma_pattern) and re.search(settings.dma_pattern, symbol.name) is not None,
     )
-    # the cached property's value, grouped while the accesses are still in the CPU's caches (every rule asks)
-    audit.__dict__["_spills_by_kind"] = _spill_groups(audit.stack_accesses)
+    audit.__dict__["_spills_by_kind"] = spills  # the cached property's value (every rule asks)
     return audit
 
 
@@ -1207,28 +1214,37 @@ def _registers(name: str) -> tuple[str, ...]:
 _VECTOR_STORES, _VECTOR_RELOADS, _SCALAR_STORES, _SCALAR_RELOADS, _ARRAY, _CALLS, _DIVISIONS, _PROMOTIONS = range(8)
 
 
+# The in-loop spill groups of _spill_groups, with their counter slots (stores, reloads).
+_IN_LOOP_SPILLS = (((True, True), _VECTOR_STORES, _VECTOR_RELOADS), ((False, True), _SCALAR_STORES, _SCALAR_RELOADS))
+
+
 def _loop_audits(
-    cfg: FunctionCfg, accesses: list[StackAccess], calls: list[CallSite], doubles: list[DoubleOperation]
+    cfg: FunctionCfg,
+    spills: Mapping[tuple[bool, bool], Sequence[StackAccess]],
+    arrays: Iterable[StackAccess],
+    calls: list[CallSite],
+    doubles: list[DoubleOperation],
 ) -> tuple[LoopAudit, ...]:
-    """Counts per loop, each loop including its nested loops (the function total counts innermost loops only)."""
+    """Counts per loop, each loop including its nested loops (the function total counts innermost loops only).
+    `spills` and `arrays`: the function's spill accesses by kind and its in-loop accesses that are no spill
+    (_spill_groups), so only the in-loop accesses are read here."""
     if not cfg.loops:
         return ()
     # each loop's own counts and slots first (its innermost accesses), then added to its enclosing loops
     counts = {loop.header: [0] * 8 for loop in cfg.loops}
     stored: dict[int, set] = {loop.header: set() for loop in cfg.loops}
     reloaded: dict[int, set] = {loop.header: set() for loop in cfg.loops}
-    for access in accesses:
-        loop = access.loop
-        if loop is None:
-            continue
-        if access.slot is None or access.buffer_reason is not None:  # not is_spill (inline: ~10k accesses)
-            counts[loop][_ARRAY] += 1
-        elif access.is_store:
-            counts[loop][_VECTOR_STORES if access.is_vector else _SCALAR_STORES] += 1
-            stored[loop].add(access.slot)
-        else:
-            counts[loop][_VECTOR_RELOADS if access.is_vector else _SCALAR_RELOADS] += 1
-            reloaded[loop].add(access.slot)
+    for access in arrays:
+        counts[access.loop][_ARRAY] += 1
+    for kind, stores, reloads in _IN_LOOP_SPILLS:
+        for access in spills.get(kind, ()):
+            loop = access.loop  # an in-loop group's: never None
+            if access.is_store:
+                counts[loop][stores] += 1
+                stored[loop].add(access.slot)
+            else:
+                counts[loop][reloads] += 1
+                reloaded[loop].add(access.slot)
     for call in calls:
         if call.loop is not None:
             count = counts[call.loop]
