@@ -178,12 +178,13 @@ class StackAccess:
         return self.slot is not None and self.buffer_reason is None
 
 
-class _AccessText:
-    """StackAccess.text of an access built by the audit: its instruction's text, rendered on first read (a light
-    instruction renders on demand, and only --disasm, the tables and a few findings read an access's text); kept in
-    the access's field dict next to the hidden "_fields" entry, the instruction's field dict."""
+class _InstructionText:
+    """StackAccess.text and CallSite.text of a record built by the audit: its instruction's text, rendered on first
+    read (a light instruction renders on demand, and only --disasm, the tables and a few findings read the text of an
+    access or a call); kept in the record's field dict next to the hidden "_fields" entry, the instruction's field
+    dict."""
 
-    def __get__(self, instance: StackAccess | None, owner: type | None = None) -> object:
+    def __get__(self, instance: StackAccess | CallSite | None, owner: type | None = None) -> object:
         if instance is None:
             return self
         fields = instance.__dict__
@@ -191,7 +192,7 @@ class _AccessText:
         return text
 
 
-StackAccess.text = _AccessText()  # type: ignore[assignment]
+StackAccess.text = _InstructionText()  # type: ignore[assignment]
 _SET_ACCESS_FIELDS = StackAccess.__dict__["__dict__"].__set__  # installs a field dict without the generic setattr
 
 
@@ -211,6 +212,9 @@ class CallSite:
     loop: int | None
     is_promotion: bool = False
     is_division: bool = False
+
+
+CallSite.text = _InstructionText()  # type: ignore[assignment]
 
 
 @record
@@ -532,7 +536,7 @@ class _InstructionFacts:
     control: dict[int, tuple[frozenset[int], list[dict[str, Any]]]]
     seeds: list[int]  # packets that derive a register other than SP/FP from SP/FP
     direct: list[tuple[int, int, dict[str, Any]]]  # (index, address, fields) of the accesses based on r29/r30
-    calls: list[tuple[int, Instruction]]  # calls and tail calls
+    calls: list[tuple[int, int, dict[str, Any]]]  # (index, address, fields) of the calls and tail calls
     doubles: list[tuple[int, Instruction]]  # float->double conversions and double arithmetic (not in helpers)
     hvx: int
     first_hvx: int | None
@@ -573,7 +577,7 @@ def _instruction_facts(
     }
     seeds: list[int] = []
     direct: list[tuple[int, int, dict[str, Any]]] = []
-    calls: list[tuple[int, Instruction]] = []
+    calls: list[tuple[int, int, dict[str, Any]]] = []
     doubles: list[tuple[int, Instruction]] = []
     no_endloop: frozenset[int] = frozenset()
     stack_bases, track_doubles, last_seed = STACK_BASES, not is_helper, -1  # locals: ~30k instructions a library
@@ -603,16 +607,16 @@ def _instruction_facts(
                 if fields.get("loop_setup") is None:
                     continue
         if branch == "call" or branch == "callr":
-            calls.append((index, instruction_at(fields, address)))
+            calls.append(item)
             continue  # a call returns (one that never does is handed to build_cfg as no_return): it ends no block
         if branch == "jump":
             # a direct jump leaving the function is a call that does not come back (tail call)
             target = fields.get("target")
             if relocated and address in relocated:
-                calls.append((index, instruction_at(fields, address)))
+                calls.append(item)
                 fields = {**fields, "target": None}  # for the CFG: leaves the function
             elif target is not None and not start <= target < end:
-                calls.append((index, instruction_at(fields, address)))
+                calls.append(item)
         entry = control.get(index)
         if entry is None:
             control[index] = (endloops.get(index, no_endloop), [fields])
@@ -642,27 +646,26 @@ def _audit_function(
     relocated = image.relocation_symbols if image is not None and image.is_relocatable else None
     facts = _instruction_facts(packets, symbol.address, symbol.end, is_helper, relocated)
     helpers = [
-        image.name_of_target(instruction.target, instruction.address) if image else None
-        for _, instruction in facts.calls
+        image.name_of_target(fields.get("target"), address) if image else None for _, address, fields in facts.calls
     ]
     no_return = [
         index
-        for (index, instruction), helper in zip(facts.calls, helpers, strict=True)
-        if helper in settings.no_return_functions and instruction.branch == "call" and not instruction.conditional
+        for (index, _, fields), helper in zip(facts.calls, helpers, strict=True)
+        if helper in settings.no_return_functions and fields.get("branch") == "call" and not fields.get("conditional")
     ]
     cfg = build_cfg(packets, symbol.address, symbol.end, control=facts.control, no_return=no_return)
     loop_of = _innermost_loop_of_packets(cfg)
     addresses = cfg.packet_addresses
     calls = []
-    for (index, instruction), helper in zip(facts.calls, helpers, strict=True):
+    for (index, address, fields), helper in zip(facts.calls, helpers, strict=True):
         is_promotion, is_division = _helper_kinds(helper, promotion, division)
         calls.append(
             frozen_instance(
                 CallSite,
                 {
-                    "address": instruction.address,
+                    "address": address,
                     "packet_address": addresses[index],
-                    "text": instruction.text,
+                    "_fields": fields,  # the instruction's: its text when first read (_InstructionText)
                     "helper": helper,
                     "loop": loop_of[index],
                     "is_promotion": not is_helper and is_promotion,
@@ -683,7 +686,7 @@ def _audit_function(
         )
         for index, instruction in facts.doubles
     ]
-    call_packets = [index for index, instruction in facts.calls if instruction.branch in ("call", "callr")]
+    call_packets = [index for index, _, fields in facts.calls if fields.get("branch") in ("call", "callr")]
     call_blocks = _call_blocks(cfg, call_packets)
     # the data flow visits a loop's packets more than once: the reader reads each once
     instructions_of = packets.packet_reader(_DATA_FLOW_WORDS) if isinstance(packets, PacketRange) else None
@@ -963,7 +966,7 @@ def _direct_accesses(
             {
                 "address": address,
                 "packet_address": packet_addresses[index],
-                "_fields": fields,  # the instruction's: its text when first read (_AccessText)
+                "_fields": fields,  # the instruction's: its text when first read (_InstructionText)
                 "is_store": memory.is_store,
                 "is_vector": memory.is_vector,
                 "size": memory.size,
@@ -1005,7 +1008,7 @@ def _classify(address: int, fields: dict[str, Any], state: dict[str, Derived], p
         {
             "address": address,
             "packet_address": packet_address,
-            "_fields": fields,  # the instruction's: its text when first read (_AccessText)
+            "_fields": fields,  # the instruction's: its text when first read (_InstructionText)
             "is_store": memory.is_store,
             "is_vector": memory.is_vector,
             "size": memory.size,
