@@ -4,7 +4,8 @@
   u -> h where h dominates u; the body is h plus every block reaching u without passing h), against the CFG's
   dominance test without a dominator tree (the body walk meets no search root) and its no-cycle shortcut; nesting by
   set inclusion over every pair of loops, against the CFG's shortcut for loops whose headers dominate them;
-- blocks: a CFG built from the caller's list of control packets equals the CFG that finds them itself;
+- blocks: a CFG built from the caller's list of control packets equals the CFG that finds them itself; the
+  predecessor lists the CFG keeps from building it are every edge's, as built from the successor lists;
 - :endloop edges: the backward walks from each :endloop packet find the edges the forward data flow finds;
 - stack accesses: the audit's shortcut (r29/r30-based accesses from the instruction pass, data flow only where a
   register other than SP/FP is derived) equals the reference walk over every instruction with the data flow; the
@@ -147,6 +148,26 @@ def test_cfg_from_the_audits_control_packets_equals_the_cfg_that_scans_itself(li
             assert alone.blocks == cfg.blocks
             assert alone.loops == cfg.loops
             assert alone.innermost_loop_by_block == cfg.innermost_loop_by_block
+
+
+def assert_predecessors_are_every_edges(cfg: FunctionCfg) -> None:
+    expected: list[list[int]] = [[] for _ in cfg.block_successors]
+    for number, targets in enumerate(cfg.block_successors):
+        for target in targets:
+            expected[target].append(number)
+    assert [sorted(sources) for sources in cfg.block_predecessors] == expected  # in any order
+
+
+@pytest.mark.parametrize("library", LIBRARIES, ids=lambda path: path.name)
+def test_predecessors_kept_from_building_the_cfg_are_every_edges(library):
+    for function in audit_image(load_elf(library)).functions:
+        assert_predecessors_are_every_edges(function.cfg)
+
+
+@settings(max_examples=300, deadline=None)
+@given(random_functions())
+def test_predecessors_kept_from_building_random_control_flow_are_every_edges(packets):
+    assert_predecessors_are_every_edges(build_cfg(packets))
 
 
 def cfg_by_data_flow(packets, start=None, end=None, no_return=()) -> FunctionCfg:

@@ -1034,10 +1034,7 @@ def _derived_registers_at_blocks(
     starts, firsts, lasts = cfg.block_starts, cfg.block_first_packets, cfg.block_last_packets
     count = len(starts)
     successors = cfg.block_successors
-    predecessors: list[list[int]] = [[] for _ in range(count)]
-    for number, targets in enumerate(successors):
-        for target in targets:
-            predecessors[target].append(number)
+    predecessors = cfg.block_predecessors  # the join reads them in any order
     seed_list = sorted(seeds)
     in_region = _blocks_reached_from_seeds(cfg, seed_list, successors)
     seeded = [False] * count  # blocks holding a seed: from an empty entry state only they derive a register

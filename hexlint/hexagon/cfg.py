@@ -145,6 +145,11 @@ class FunctionCfg:
         return self.innermost_loop(self.packet_addresses[index]) if index >= 0 else None
 
     @functools.cached_property
+    def block_predecessors(self) -> list[list[int]]:
+        """Block number -> the numbers of the blocks with an edge to it (built once, shared: never change them)."""
+        return _predecessors(self.block_successors)
+
+    @functools.cached_property
     def packet_addresses(self) -> list[int]:
         """Each packet's address (without decoding a PacketRange)."""
         return [packet.address for packet in self.packets]
@@ -193,7 +198,10 @@ def build_cfg(
     for index in no_return:
         _end_block_without_fallthrough(scan, index)
     graph = _blocks(addresses, ends, last_end, scan)
-    loops, innermost_by_block = _loops(graph, packets) if graph.has_retreating_edge else ((), {})
+    if graph.has_retreating_edge:
+        loops, innermost_by_block, predecessors = _loops(graph, packets)
+    else:
+        loops, innermost_by_block, predecessors = (), {}, graph.predecessors
     cfg = FunctionCfg(
         start,
         end,
@@ -208,6 +216,8 @@ def build_cfg(
         no_return,
     )
     object.__setattr__(cfg, "packet_addresses", addresses)  # seeds the cached property: computed here anyway
+    if predecessors is not None:  # seeds the cached property (the data flow reads it) when built on the way
+        object.__setattr__(cfg, "block_predecessors", predecessors)
     return cfg
 
 
@@ -592,20 +602,24 @@ def _nearest_setup_start(
     return None
 
 
-def _loops(graph: _Graph, packets: Sequence[Packet]) -> tuple[tuple[Loop, ...], dict[int, int]]:
-    """Natural loops of the back edges of a depth-first search, nested; and block start -> header of its innermost
-    loop."""
+def _loops(graph: _Graph, packets: Sequence[Packet]) -> tuple[tuple[Loop, ...], dict[int, int], list[list[int]] | None]:
+    """Natural loops of the back edges of a depth-first search, nested; block start -> header of its innermost loop;
+    and the predecessor lists of every edge when built or given (None: not needed here)."""
     successors = graph.successors
     back_edges, is_root, finish = _depth_first_search(successors)
     # built with the :endloop edges, else on the first loop that is more than a self-loop
     predecessors: list[list[int]] = graph.predecessors or []
+    whole = graph.predecessors  # every edge's: padding is taken out of a copy
     if is_root.count(True) > 1:  # blocks nothing before reaches: alignment padding among them is no loop entry
-        predecessors = predecessors or _predecessors(successors)
+        whole = predecessors = predecessors or _predecessors(successors)
         # the search stands (what a padding block falls into has other predecessors): the body walks never step
         # into the padding
-        for number in _padding_blocks(graph, predecessors, is_root, packets):
-            for target in successors[number]:
-                predecessors[target].remove(number)
+        padding = _padding_blocks(graph, predecessors, is_root, packets)
+        if padding:
+            predecessors = list(predecessors)
+            for number in padding:
+                for target in successors[number]:
+                    predecessors[target] = [other for other in predecessors[target] if other != number]
     latches: dict[int, list[int]] = {}  # header -> its latches, in block order (then in successor order)
     for latch, header in back_edges:
         latches.setdefault(header, []).append(latch)
@@ -617,7 +631,7 @@ def _loops(graph: _Graph, packets: Sequence[Packet]) -> tuple[tuple[Loop, ...], 
             self_loops.append(header)
             continue
         if not predecessors:
-            predecessors = _predecessors(successors)
+            whole = predecessors = _predecessors(successors)
         body, dominated = _loop_body(header, header_latches, predecessors, is_root, finish)
         bodies[header] = body
         if not dominated:
@@ -672,7 +686,7 @@ def _loops(graph: _Graph, packets: Sequence[Packet]) -> tuple[tuple[Loop, ...], 
     for header in self_loops:  # a loop of one block is the deepest loop holding it
         start = starts[header]
         innermost_by_block[start] = start
-    return tuple(loops), innermost_by_block
+    return tuple(loops), innermost_by_block, whole
 
 
 def _loop_record(
