@@ -25,7 +25,13 @@ from hypothesis import strategies as st
 from test_binary_support import call, insn, jump, load, loop_setup, packet, ret, store
 from test_cfg import random_functions
 
-from hexlint.binary.audit import AuditSettings, _stack_accesses, audit_function, audit_image
+from hexlint.binary.audit import (
+    AuditSettings,
+    _innermost_loop_of_packets,
+    _stack_accesses,
+    audit_function,
+    audit_image,
+)
 from hexlint.elf import FunctionSymbol, load_elf
 from hexlint.hexagon import cfg as cfg_module
 from hexlint.hexagon.cfg import FunctionCfg, build_cfg
@@ -168,6 +174,14 @@ def test_predecessors_kept_from_building_the_cfg_are_every_edges(library):
 @given(random_functions())
 def test_predecessors_kept_from_building_random_control_flow_are_every_edges(packets):
     assert_predecessors_are_every_edges(build_cfg(packets))
+
+
+@pytest.mark.parametrize("library", LIBRARIES, ids=lambda path: path.name)
+def test_innermost_loop_of_each_packet_is_its_blocks(library):
+    for function in audit_image(load_elf(library)).functions:
+        cfg = function.cfg
+        expected = [cfg.innermost_loop_by_packet.get(address) for address in cfg.packet_addresses]
+        assert list(_innermost_loop_of_packets(cfg)) == expected
 
 
 def cfg_by_data_flow(packets, start=None, end=None, no_return=()) -> FunctionCfg:

@@ -33,7 +33,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, compress, islice
-from operator import add, attrgetter, eq, lt
+from operator import add, attrgetter, eq, lt, ne
 from typing import TYPE_CHECKING, Any
 
 from hexlint.hexagon.cfg import FunctionCfg, build_cfg, frozen_instance
@@ -716,11 +716,18 @@ def _innermost_loop_of_packets(cfg: FunctionCfg) -> Sequence[int | None]:
     loop_of: list[int | None] = [None] * len(cfg.packets)
     if not cfg.loops:
         return loop_of
-    starts, firsts, lasts = cfg.block_starts, cfg.block_first_packets, cfg.block_last_packets
-    for start, header in cfg.innermost_loop_by_block.items():
-        number = bisect_left(starts, start)
-        first, last = firsts[number], lasts[number]
-        loop_of[first : last + 1] = [header] * (last - first + 1)
+    firsts, lasts = cfg.block_first_packets, cfg.block_last_packets
+    headers = list(map(cfg.innermost_loop_by_block.get, cfg.block_starts))  # each block's, None outside loops
+    # runs of blocks with the same header, found at C speed (a loop's blocks mostly follow one another): the blocks
+    # cover the packets in order, so a run's packets are one slice
+    run_starts = [0, *compress(range(1, len(headers)), map(ne, headers, islice(headers, 1, None)))]
+    run_ends = run_starts[1:]
+    run_ends.append(len(headers))
+    for low, high in zip(run_starts, run_ends, strict=True):
+        header = headers[low]
+        if header is not None:
+            first, last = firsts[low], lasts[high - 1]
+            loop_of[first : last + 1] = [header] * (last - first + 1)
     return loop_of
 
 
