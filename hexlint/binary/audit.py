@@ -838,7 +838,7 @@ def _sort_accesses(accesses: list[StackAccess], in_address_order: bool = False) 
     most texts are then never rendered. `in_address_order`: the accesses are already sorted by address."""
     if not in_address_order:
         accesses.sort(key=_ADDRESS)
-    addresses = list(map(_ADDRESS, accesses))
+    addresses = [access.address for access in accesses]
     run_end = 0
     for position in compress(range(1, len(addresses)), map(eq, addresses, islice(addresses, 1, None))):
         if position < run_end:
@@ -874,7 +874,7 @@ def mark_stack_buffers(accesses: list[StackAccess], call_blocks: Sequence[tuple[
         bases.add("r29")
     if not bases:
         return accesses  # neither reason can hold for any cluster: no need to cluster
-    slots = list(map(_SLOT, accesses))
+    slots = [access.slot for access in accesses]
     marked = None  # a copy of `accesses` once one is a buffer's
     for base in bases:
         positions = [position for position, slot in enumerate(slots) if slot is not None and slot[0] == base]
@@ -884,9 +884,6 @@ def mark_stack_buffers(accesses: list[StackAccess], call_blocks: Sequence[tuple[
             for position in cluster:
                 marked[position] = _stack_access({**accesses[position].__dict__, "buffer_reason": reason})
     return accesses if marked is None else marked
-
-
-_SLOT = attrgetter("slot")
 
 
 def _buffer_clusters(

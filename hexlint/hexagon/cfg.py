@@ -246,8 +246,8 @@ def _scan(packets: Sequence[Packet], addresses: list[int], control: Mapping[int,
     setups: dict[int, list[tuple[int, int, int]]] = {}
     leaders = {0}  # the entry, the loop starts, then (below) the jump targets and the packets after block ends
     endloops: dict[int, frozenset[int]] = {}
-    for index, (endloop, instructions) in zip(indexes, map(control.__getitem__, indexes), strict=True):
-        # any other packet falls through, leads nothing
+    for index in indexes:  # any other packet falls through, leads nothing
+        endloop, instructions = control[index]
         if len(instructions) == 1 and not endloop:  # most control packets: one jump
             fields = instructions[0]
             if fields.get("branch") == "jump":
@@ -295,9 +295,9 @@ def _scan(packets: Sequence[Packet], addresses: list[int], control: Mapping[int,
         successors[index] = targets
     # Leaders: the entry and the loop starts, every jump target, and the packet after each packet that ends a block
     leaders.update(conditional_jumps.values())
-    leaders.update(map((1).__add__, conditional_jumps))
+    leaders.update([index + 1 for index in conditional_jumps])
     leaders.update(chain.from_iterable(successors.values()))
-    leaders.update(map((1).__add__, successors))
+    leaders.update([index + 1 for index in successors])
     leaders.discard(count)
     return _Scan(count, conditional_jumps, successors, setups, leaders, endloops)
 
@@ -415,12 +415,12 @@ def _blocks(addresses: list[int], packet_ends: list[int] | None, last_end: int, 
                 if firsts[bisect_right(firsts, last) - 1] >= start:
                     retreating = True
                     break
-    starts = list(map(addresses.__getitem__, firsts))
+    starts = [addresses[first] for first in firsts]
     if packet_ends is None:  # each block ends where the next one starts
         ends = starts[1:]
         ends.append(last_end)
     else:
-        ends = list(map(packet_ends.__getitem__, lasts))
+        ends = [packet_ends[last] for last in lasts]
     return _Graph(starts, ends, firsts, lasts, block_successors, predecessors, endloop_edges, retreating)
 
 
