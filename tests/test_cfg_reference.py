@@ -4,15 +4,18 @@
   u -> h where h dominates u; the body is h plus every block reaching u without passing h), against the CFG's
   dominance test without a dominator tree (the body walk meets no search root) and its no-cycle shortcut; nesting by
   set inclusion over every pair of loops, against the CFG's shortcut for loops whose headers dominate them;
-- blocks: a CFG built from the caller's list of control packets equals the CFG that finds them itself;
+- blocks: a CFG built from the caller's list of control packets equals the CFG that finds them itself; the
+  predecessor lists the CFG keeps from building it are every edge's, as built from the successor lists;
 - :endloop edges: the backward walks from each :endloop packet find the edges the forward data flow finds;
 - stack accesses: the audit's shortcut (r29/r30-based accesses from the instruction pass, data flow only where a
-  register other than SP/FP is derived) equals the reference walk over every instruction with the data flow.
+  register other than SP/FP is derived) equals the reference walk over every instruction with the data flow; the
+  instruction pass looks for those derivations only in words that access no memory, as no decoded access makes one.
 On the committed libraries and on random control flow with random stack traffic.
 """
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 from unittest import mock
 
@@ -22,11 +25,17 @@ from hypothesis import strategies as st
 from test_binary_support import call, insn, jump, load, loop_setup, packet, ret, store
 from test_cfg import random_functions
 
-from hexlint.binary.audit import AuditSettings, _stack_accesses, audit_function, audit_image
+from hexlint.binary.audit import (
+    AuditSettings,
+    _innermost_loop_of_packets,
+    _stack_accesses,
+    audit_function,
+    audit_image,
+)
 from hexlint.elf import FunctionSymbol, load_elf
 from hexlint.hexagon import cfg as cfg_module
 from hexlint.hexagon.cfg import FunctionCfg, build_cfg
-from hexlint.hexagon.decode import RegisterWrite
+from hexlint.hexagon.decode import Instruction, RegisterWrite, decode_packets
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARIES = sorted((ROOT / "fixtures" / "htp-core" / "lib").glob("libhtp-core-v*.so")) + sorted(
@@ -147,6 +156,34 @@ def test_cfg_from_the_audits_control_packets_equals_the_cfg_that_scans_itself(li
             assert alone.innermost_loop_by_block == cfg.innermost_loop_by_block
 
 
+def assert_predecessors_are_every_edges(cfg: FunctionCfg) -> None:
+    expected: list[list[int]] = [[] for _ in cfg.block_successors]
+    for number, targets in enumerate(cfg.block_successors):
+        for target in targets:
+            expected[target].append(number)
+    assert [sorted(sources) for sources in cfg.block_predecessors] == expected  # in any order
+
+
+@pytest.mark.parametrize("library", LIBRARIES, ids=lambda path: path.name)
+def test_predecessors_kept_from_building_the_cfg_are_every_edges(library):
+    for function in audit_image(load_elf(library)).functions:
+        assert_predecessors_are_every_edges(function.cfg)
+
+
+@settings(max_examples=300, deadline=None)
+@given(random_functions())
+def test_predecessors_kept_from_building_random_control_flow_are_every_edges(packets):
+    assert_predecessors_are_every_edges(build_cfg(packets))
+
+
+@pytest.mark.parametrize("library", LIBRARIES, ids=lambda path: path.name)
+def test_innermost_loop_of_each_packet_is_its_blocks(library):
+    for function in audit_image(load_elf(library)).functions:
+        cfg = function.cfg
+        expected = [cfg.innermost_loop_by_packet.get(address) for address in cfg.packet_addresses]
+        assert list(_innermost_loop_of_packets(cfg)) == expected
+
+
 def cfg_by_data_flow(packets, start=None, end=None, no_return=()) -> FunctionCfg:
     """build_cfg with every :endloop edge from the forward data flow (the walks' shortcut turned off)."""
     with mock.patch.object(cfg_module, "_single_endloop_starts", return_value=None):
@@ -177,6 +214,33 @@ def test_stack_accesses_of_the_committed_libraries_equal_the_reference_walk(libr
         assert sum(len(function.stack_accesses) for function in audit.functions) > 100
     for function in audit.functions:
         assert function.stack_accesses == tuple(_stack_accesses(function.cfg))
+
+
+def derives_from_sp_or_fp(instruction: Instruction) -> bool:
+    """A register other than SP/FP written from SP/FP (what _seed_packets looks for)."""
+    return any(write.source in ("r29", "r30") and write.dest not in ("r29", "r30") for write in instruction.writes)
+
+
+@pytest.mark.parametrize("library", LIBRARIES, ids=lambda path: path.name)
+def test_no_memory_access_of_the_committed_libraries_derives_a_register_from_sp_or_fp(library):
+    image = load_elf(library)
+    accesses = [
+        instruction
+        for section in image.code_sections
+        for decoded in decode_packets(section.data, section.address, image.cpu or 0x73)
+        for instruction in decoded.instructions
+        if instruction.memory is not None
+    ]
+    assert accesses
+    assert not [instruction.text for instruction in accesses if derives_from_sp_or_fp(instruction)]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=0xFFFFFFFF), min_size=1, max_size=4))
+def test_no_memory_access_of_random_words_derives_a_register_from_sp_or_fp(words):
+    for decoded in decode_packets(struct.pack(f"<{len(words)}I", *words), 0x1000):
+        for instruction in decoded.instructions:
+            assert instruction.memory is None or not derives_from_sp_or_fp(instruction), instruction.text
 
 
 @settings(max_examples=300, deadline=None)

@@ -33,7 +33,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, compress, islice
-from operator import add, attrgetter, eq, lt
+from operator import add, attrgetter, eq, lt, ne
 from typing import TYPE_CHECKING, Any
 
 from hexlint.hexagon.cfg import FunctionCfg, build_cfg, frozen_instance
@@ -178,12 +178,13 @@ class StackAccess:
         return self.slot is not None and self.buffer_reason is None
 
 
-class _AccessText:
-    """StackAccess.text of an access built by the audit: its instruction's text, rendered on first read (a light
-    instruction renders on demand, and only --disasm, the tables and a few findings read an access's text); kept in
-    the access's field dict next to the hidden "_fields" entry, the instruction's field dict."""
+class _InstructionText:
+    """StackAccess.text and CallSite.text of a record built by the audit: its instruction's text, rendered on first
+    read (a light instruction renders on demand, and only --disasm, the tables and a few findings read the text of an
+    access or a call); kept in the record's field dict next to the hidden "_fields" entry, the instruction's field
+    dict."""
 
-    def __get__(self, instance: StackAccess | None, owner: type | None = None) -> object:
+    def __get__(self, instance: StackAccess | CallSite | None, owner: type | None = None) -> object:
         if instance is None:
             return self
         fields = instance.__dict__
@@ -191,7 +192,7 @@ class _AccessText:
         return text
 
 
-StackAccess.text = _AccessText()  # type: ignore[assignment]
+StackAccess.text = _InstructionText()  # type: ignore[assignment]
 _SET_ACCESS_FIELDS = StackAccess.__dict__["__dict__"].__set__  # installs a field dict without the generic setattr
 
 
@@ -211,6 +212,9 @@ class CallSite:
     loop: int | None
     is_promotion: bool = False
     is_division: bool = False
+
+
+CallSite.text = _InstructionText()  # type: ignore[assignment]
 
 
 @record
@@ -272,7 +276,7 @@ class FunctionAudit:
     @functools.cached_property
     def _spills_by_kind(self) -> dict[tuple[bool, bool], tuple[StackAccess, ...]]:
         """(vector, in loop) -> spill accesses, in order: the rules and the table ask several times per function."""
-        return _spill_groups(self.stack_accesses)
+        return _spill_groups(self.stack_accesses)[0]
 
     @property
     def inloop_vector_spills(self) -> int:
@@ -313,21 +317,27 @@ class FunctionAudit:
         return sum(1 for call in self.calls if call.is_division)
 
 
-def _spill_groups(accesses: Iterable[StackAccess]) -> dict[tuple[bool, bool], tuple[StackAccess, ...]]:
-    """FunctionAudit._spills_by_kind: ~17k accesses in a large library, so one list per kind and no key tuples."""
+def _spill_groups(
+    accesses: Iterable[StackAccess],
+) -> tuple[dict[tuple[bool, bool], tuple[StackAccess, ...]], list[StackAccess]]:
+    """FunctionAudit._spills_by_kind: ~17k accesses in a large library, so one list per kind and no key tuples; and
+    the in-loop accesses that are no spill (arrays, buffers): with the in-loop spills, all _loop_audits counts."""
     frame_scalar: list[StackAccess] = []
     loop_scalar: list[StackAccess] = []
     frame_vector: list[StackAccess] = []
     loop_vector: list[StackAccess] = []
+    loop_arrays: list[StackAccess] = []
     for access in accesses:
         if access.slot is not None and access.buffer_reason is None:  # is_spill
             if access.is_vector:
                 (frame_vector if access.loop is None else loop_vector).append(access)
             else:
                 (frame_scalar if access.loop is None else loop_scalar).append(access)
+        elif access.loop is not None:
+            loop_arrays.append(access)
     groups = {(False, False): frame_scalar, (False, True): loop_scalar}
     groups.update({(True, False): frame_vector, (True, True): loop_vector})
-    return {kind: tuple(group) for kind, group in groups.items() if group}
+    return {kind: tuple(group) for kind, group in groups.items() if group}, loop_arrays
 
 
 @record
@@ -404,8 +414,12 @@ def _audit_image(
     else:
         section_scans = [scan_code(section.data, section.address, cpu, cache) for section in image.code_sections]
         scans = sorted(section_scans, key=_SCAN_ADDRESS)
-        addresses = [address for scan in scans for address in scan.packet_addresses[:-1]]
-        if not all(map(lt, addresses, islice(addresses, 1, None))):  # overlapping sections: every packet, by address
+        if len(scans) == 1:  # one section (most libraries): its packets ascend by construction, no overlap to check
+            addresses = scans[0].packet_addresses[:-1]
+        else:
+            addresses = [address for scan in scans for address in scan.packet_addresses[:-1]]
+        if len(scans) > 1 and not all(map(lt, addresses, islice(addresses, 1, None))):
+            # overlapping sections: every packet, by address
             all_packets = sorted(
                 (scan.packet(index) for scan in section_scans for index in range(len(scan))), key=_SCAN_ADDRESS
             )
@@ -459,7 +473,8 @@ def _with_frame_objects(
     accesses = [_in_frame_object(access, objects) for access in function.stack_accesses]
     if all(new is old for new, old in zip(accesses, function.stack_accesses, strict=True)):
         return function
-    loops = _loop_audits(function.cfg, accesses, list(function.calls), list(function.double_operations))
+    spills, arrays = _spill_groups(accesses)
+    loops = _loop_audits(function.cfg, spills, arrays, list(function.calls), list(function.double_operations))
     return replace(function, stack_accesses=tuple(accesses), loops=loops)
 
 
@@ -516,12 +531,12 @@ def _helper_kinds(helper: str | None, promotion: tuple[str, ...], division: tupl
 class _InstructionFacts:
     """What one pass over a function's instructions finds (packet indexes, in address order)."""
 
-    # packets holding a jump, a return, a loop set-up or an :endloop marker -> (those markers, its jumps, returns and
-    # loop set-ups), what build_cfg reads of them
-    control: dict[int, tuple[frozenset[int], list[Instruction]]]
+    # packets holding a jump, a return, a loop set-up or an :endloop marker -> (those markers, the field dicts of its
+    # jumps, returns and loop set-ups), what build_cfg reads of them
+    control: dict[int, tuple[frozenset[int], list[dict[str, Any]]]]
     seeds: list[int]  # packets that derive a register other than SP/FP from SP/FP
     direct: list[tuple[int, int, dict[str, Any]]]  # (index, address, fields) of the accesses based on r29/r30
-    calls: list[tuple[int, Instruction]]  # calls and tail calls
+    calls: list[tuple[int, int, dict[str, Any]]]  # (index, address, fields) of the calls and tail calls
     doubles: list[tuple[int, Instruction]]  # float->double conversions and double arithmetic (not in helpers)
     hvx: int
     first_hvx: int | None
@@ -557,53 +572,56 @@ def _instruction_facts(
         hvx_words = [instruction.address for _, instruction in instructions if instruction.is_hvx]
         hvx, first_hvx = len(hvx_words), hvx_words[0] if hvx_words else None
     # packet index -> (its :endloop markers, its branches and loop set-ups): what the CFG reads of a control packet
-    control: dict[int, tuple[frozenset[int], list[Instruction]]] = {
+    control: dict[int, tuple[frozenset[int], list[dict[str, Any]]]] = {
         index: (endloop, []) for index, endloop in endloops.items()
     }
     seeds: list[int] = []
     direct: list[tuple[int, int, dict[str, Any]]] = []
-    calls: list[tuple[int, Instruction]] = []
+    calls: list[tuple[int, int, dict[str, Any]]] = []
     doubles: list[tuple[int, Instruction]] = []
     no_endloop: frozenset[int] = frozenset()
     stack_bases, track_doubles, last_seed = STACK_BASES, not is_helper, -1  # locals: ~30k instructions a library
     for item in entries:
         index, address, fields = item  # a field left at its default is not in `fields`
         memory = fields.get("memory")
-        if memory is not None and memory.base in stack_bases:
-            direct.append(item)  # the entry itself: ~15k accesses a library
-        writes = fields.get("writes")
-        if writes and last_seed != index:
-            for write in writes:
-                # r29/r30 themselves are never tracked (`r30 = r29`, allocframe): only another register carries one
-                if write.source in stack_bases and write.dest not in stack_bases:
-                    seeds.append(index)
-                    last_seed = index
-                    break
         branch = fields.get("branch")
-        if branch is None:
-            if memory is not None:
-                continue  # an access is neither a double operation nor a loop set-up: most words read here
-            if track_doubles and (fields.get("float_to_double") or fields.get("double_arith")):
-                doubles.append((index, instruction_at(fields, address)))
-            if fields.get("loop_setup") is None:
+        if memory is not None:
+            if memory.base in stack_bases:
+                direct.append(item)  # the entry itself: ~15k accesses a library
+            # an access derives no register from SP/FP (it writes the register it loads and its own base), is neither
+            # a double operation nor a loop set-up, and most words read here are accesses
+            if branch is None:
                 continue
-        elif branch == "call" or branch == "callr":
-            calls.append((index, instruction_at(fields, address)))
+        else:
+            writes = fields.get("writes")
+            if writes and last_seed != index:
+                for write in writes:
+                    # r29/r30 themselves are never tracked (`r30 = r29`, allocframe): only another register carries one
+                    if write.source in stack_bases and write.dest not in stack_bases:
+                        seeds.append(index)
+                        last_seed = index
+                        break
+            if branch is None:
+                if track_doubles and (fields.get("float_to_double") or fields.get("double_arith")):
+                    doubles.append((index, instruction_at(fields, address)))
+                if fields.get("loop_setup") is None:
+                    continue
+        if branch == "call" or branch == "callr":
+            calls.append(item)
             continue  # a call returns (one that never does is handed to build_cfg as no_return): it ends no block
-        instruction = instruction_at(fields, address)
         if branch == "jump":
             # a direct jump leaving the function is a call that does not come back (tail call)
-            target = instruction.target
+            target = fields.get("target")
             if relocated and address in relocated:
-                calls.append((index, instruction))
-                instruction = replace(instruction, target=None)  # for the CFG: leaves the function
+                calls.append(item)
+                fields = {**fields, "target": None}  # for the CFG: leaves the function
             elif target is not None and not start <= target < end:
-                calls.append((index, instruction))
+                calls.append(item)
         entry = control.get(index)
         if entry is None:
-            control[index] = (endloops.get(index, no_endloop), [instruction])
+            control[index] = (endloops.get(index, no_endloop), [fields])
         else:
-            entry[1].append(instruction)
+            entry[1].append(fields)
     return _InstructionFacts(control, seeds, direct, calls, doubles, hvx, first_hvx)
 
 
@@ -628,27 +646,26 @@ def _audit_function(
     relocated = image.relocation_symbols if image is not None and image.is_relocatable else None
     facts = _instruction_facts(packets, symbol.address, symbol.end, is_helper, relocated)
     helpers = [
-        image.name_of_target(instruction.target, instruction.address) if image else None
-        for _, instruction in facts.calls
+        image.name_of_target(fields.get("target"), address) if image else None for _, address, fields in facts.calls
     ]
     no_return = [
         index
-        for (index, instruction), helper in zip(facts.calls, helpers, strict=True)
-        if helper in settings.no_return_functions and instruction.branch == "call" and not instruction.conditional
+        for (index, _, fields), helper in zip(facts.calls, helpers, strict=True)
+        if helper in settings.no_return_functions and fields.get("branch") == "call" and not fields.get("conditional")
     ]
     cfg = build_cfg(packets, symbol.address, symbol.end, control=facts.control, no_return=no_return)
     loop_of = _innermost_loop_of_packets(cfg)
     addresses = cfg.packet_addresses
     calls = []
-    for (index, instruction), helper in zip(facts.calls, helpers, strict=True):
+    for (index, address, fields), helper in zip(facts.calls, helpers, strict=True):
         is_promotion, is_division = _helper_kinds(helper, promotion, division)
         calls.append(
             frozen_instance(
                 CallSite,
                 {
-                    "address": instruction.address,
+                    "address": address,
                     "packet_address": addresses[index],
-                    "text": instruction.text,
+                    "_fields": fields,  # the instruction's: its text when first read (_InstructionText)
                     "helper": helper,
                     "loop": loop_of[index],
                     "is_promotion": not is_helper and is_promotion,
@@ -669,12 +686,13 @@ def _audit_function(
         )
         for index, instruction in facts.doubles
     ]
-    call_packets = [index for index, instruction in facts.calls if instruction.branch in ("call", "callr")]
+    call_packets = [index for index, _, fields in facts.calls if fields.get("branch") in ("call", "callr")]
     call_blocks = _call_blocks(cfg, call_packets)
     # the data flow visits a loop's packets more than once: the reader reads each once
     instructions_of = packets.packet_reader(_DATA_FLOW_WORDS) if isinstance(packets, PacketRange) else None
     stack_accesses = mark_stack_buffers(_stack_accesses_from_facts(cfg, facts, loop_of, instructions_of), call_blocks)
-    loops = _loop_audits(cfg, stack_accesses, calls, doubles)
+    spills, arrays = _spill_groups(stack_accesses)  # grouped while the accesses are still in the CPU's caches
+    loops = _loop_audits(cfg, spills, arrays, calls, doubles)
     audit = FunctionAudit(
         name=symbol.name,
         address=symbol.address,
@@ -689,8 +707,7 @@ def _audit_function(
         is_helper=is_helper,
         is_dma_worker=bool(settings.dma_pattern) and re.search(settings.dma_pattern, symbol.name) is not None,
     )
-    # the cached property's value, grouped while the accesses are still in the CPU's caches (every rule asks)
-    audit.__dict__["_spills_by_kind"] = _spill_groups(audit.stack_accesses)
+    audit.__dict__["_spills_by_kind"] = spills  # the cached property's value (every rule asks)
     return audit
 
 
@@ -699,11 +716,18 @@ def _innermost_loop_of_packets(cfg: FunctionCfg) -> Sequence[int | None]:
     loop_of: list[int | None] = [None] * len(cfg.packets)
     if not cfg.loops:
         return loop_of
-    starts, firsts, lasts = cfg.block_starts, cfg.block_first_packets, cfg.block_last_packets
-    for start, header in cfg.innermost_loop_by_block.items():
-        number = bisect_left(starts, start)
-        first, last = firsts[number], lasts[number]
-        loop_of[first : last + 1] = [header] * (last - first + 1)
+    firsts, lasts = cfg.block_first_packets, cfg.block_last_packets
+    headers = list(map(cfg.innermost_loop_by_block.get, cfg.block_starts))  # each block's, None outside loops
+    # runs of blocks with the same header, found at C speed (a loop's blocks mostly follow one another): the blocks
+    # cover the packets in order, so a run's packets are one slice
+    run_starts = [0, *compress(range(1, len(headers)), map(ne, headers, islice(headers, 1, None)))]
+    run_ends = run_starts[1:]
+    run_ends.append(len(headers))
+    for low, high in zip(run_starts, run_ends, strict=True):
+        header = headers[low]
+        if header is not None:
+            first, last = firsts[low], lasts[high - 1]
+            loop_of[first : last + 1] = [header] * (last - first + 1)
     return loop_of
 
 
@@ -814,7 +838,7 @@ def _sort_accesses(accesses: list[StackAccess], in_address_order: bool = False) 
     most texts are then never rendered. `in_address_order`: the accesses are already sorted by address."""
     if not in_address_order:
         accesses.sort(key=_ADDRESS)
-    addresses = list(map(_ADDRESS, accesses))
+    addresses = [access.address for access in accesses]
     run_end = 0
     for position in compress(range(1, len(addresses)), map(eq, addresses, islice(addresses, 1, None))):
         if position < run_end:
@@ -850,7 +874,7 @@ def mark_stack_buffers(accesses: list[StackAccess], call_blocks: Sequence[tuple[
         bases.add("r29")
     if not bases:
         return accesses  # neither reason can hold for any cluster: no need to cluster
-    slots = list(map(_SLOT, accesses))
+    slots = [access.slot for access in accesses]
     marked = None  # a copy of `accesses` once one is a buffer's
     for base in bases:
         positions = [position for position, slot in enumerate(slots) if slot is not None and slot[0] == base]
@@ -860,9 +884,6 @@ def mark_stack_buffers(accesses: list[StackAccess], call_blocks: Sequence[tuple[
             for position in cluster:
                 marked[position] = _stack_access({**accesses[position].__dict__, "buffer_reason": reason})
     return accesses if marked is None else marked
-
-
-_SLOT = attrgetter("slot")
 
 
 def _buffer_clusters(
@@ -949,7 +970,7 @@ def _direct_accesses(
             {
                 "address": address,
                 "packet_address": packet_addresses[index],
-                "_fields": fields,  # the instruction's: its text when first read (_AccessText)
+                "_fields": fields,  # the instruction's: its text when first read (_InstructionText)
                 "is_store": memory.is_store,
                 "is_vector": memory.is_vector,
                 "size": memory.size,
@@ -991,7 +1012,7 @@ def _classify(address: int, fields: dict[str, Any], state: dict[str, Derived], p
         {
             "address": address,
             "packet_address": packet_address,
-            "_fields": fields,  # the instruction's: its text when first read (_AccessText)
+            "_fields": fields,  # the instruction's: its text when first read (_InstructionText)
             "is_store": memory.is_store,
             "is_vector": memory.is_vector,
             "size": memory.size,
@@ -1017,10 +1038,7 @@ def _derived_registers_at_blocks(
     starts, firsts, lasts = cfg.block_starts, cfg.block_first_packets, cfg.block_last_packets
     count = len(starts)
     successors = cfg.block_successors
-    predecessors: list[list[int]] = [[] for _ in range(count)]
-    for number, targets in enumerate(successors):
-        for target in targets:
-            predecessors[target].append(number)
+    predecessors = cfg.block_predecessors  # the join reads them in any order
     seed_list = sorted(seeds)
     in_region = _blocks_reached_from_seeds(cfg, seed_list, successors)
     seeded = [False] * count  # blocks holding a seed: from an empty entry state only they derive a register
@@ -1068,9 +1086,13 @@ def _derived_registers_at_blocks(
                 continue  # still empty: nothing changed
             state = empty
         else:
-            incoming = [exit_states[p] for p in predecessors[number] if exit_states[p] is not None]
-            # _join inlined where it is empty (no visited predecessor, or one brings nothing): most joins are
-            state = _join(incoming) if incoming and all(incoming) else empty
+            sources = predecessors[number]
+            if len(sources) == 1:  # most blocks: the one predecessor's state as it is (states are never changed)
+                state = exit_states[sources[0]] or empty
+            else:
+                incoming = [exit_states[p] for p in sources if exit_states[p] is not None]
+                # _join inlined where it is empty (no visited predecessor, or one brings nothing): most joins are
+                state = _join(incoming) if incoming and all(incoming) else empty
             entry_states[number] = state
             if state or seeded[number]:
                 state = walk(number, state)
@@ -1196,28 +1218,37 @@ def _registers(name: str) -> tuple[str, ...]:
 _VECTOR_STORES, _VECTOR_RELOADS, _SCALAR_STORES, _SCALAR_RELOADS, _ARRAY, _CALLS, _DIVISIONS, _PROMOTIONS = range(8)
 
 
+# The in-loop spill groups of _spill_groups, with their counter slots (stores, reloads).
+_IN_LOOP_SPILLS = (((True, True), _VECTOR_STORES, _VECTOR_RELOADS), ((False, True), _SCALAR_STORES, _SCALAR_RELOADS))
+
+
 def _loop_audits(
-    cfg: FunctionCfg, accesses: list[StackAccess], calls: list[CallSite], doubles: list[DoubleOperation]
+    cfg: FunctionCfg,
+    spills: Mapping[tuple[bool, bool], Sequence[StackAccess]],
+    arrays: Iterable[StackAccess],
+    calls: list[CallSite],
+    doubles: list[DoubleOperation],
 ) -> tuple[LoopAudit, ...]:
-    """Counts per loop, each loop including its nested loops (the function total counts innermost loops only)."""
+    """Counts per loop, each loop including its nested loops (the function total counts innermost loops only).
+    `spills` and `arrays`: the function's spill accesses by kind and its in-loop accesses that are no spill
+    (_spill_groups), so only the in-loop accesses are read here."""
     if not cfg.loops:
         return ()
     # each loop's own counts and slots first (its innermost accesses), then added to its enclosing loops
     counts = {loop.header: [0] * 8 for loop in cfg.loops}
     stored: dict[int, set] = {loop.header: set() for loop in cfg.loops}
     reloaded: dict[int, set] = {loop.header: set() for loop in cfg.loops}
-    for access in accesses:
-        loop = access.loop
-        if loop is None:
-            continue
-        if access.slot is None or access.buffer_reason is not None:  # not is_spill (inline: ~10k accesses)
-            counts[loop][_ARRAY] += 1
-        elif access.is_store:
-            counts[loop][_VECTOR_STORES if access.is_vector else _SCALAR_STORES] += 1
-            stored[loop].add(access.slot)
-        else:
-            counts[loop][_VECTOR_RELOADS if access.is_vector else _SCALAR_RELOADS] += 1
-            reloaded[loop].add(access.slot)
+    for access in arrays:
+        counts[access.loop][_ARRAY] += 1
+    for kind, stores, reloads in _IN_LOOP_SPILLS:
+        for access in spills.get(kind, ()):
+            loop = access.loop  # an in-loop group's: never None
+            if access.is_store:
+                counts[loop][stores] += 1
+                stored[loop].add(access.slot)
+            else:
+                counts[loop][reloads] += 1
+                reloaded[loop].add(access.slot)
     for call in calls:
         if call.loop is not None:
             count = counts[call.loop]

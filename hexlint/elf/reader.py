@@ -17,7 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from elftools.elf.elffile import ELFFile
-from elftools.elf.sections import SymbolTableSection
+from elftools.elf.sections import Section, SymbolTableSection
 
 from hexlint.record import field, record
 
@@ -146,6 +146,8 @@ def _read(name: str, data: bytes) -> ElfImage:
         raise ElfError(name, f"not a Hexagon ELF (machine {machine})")
     is_relocatable = elf.header["e_type"] == "ET_REL"
     sections = list(elf.iter_sections())
+    # get_section_by_name's map (the last of a name wins), without pyelftools parsing every section header again
+    by_name = {section.name: section for section in sections}
     bases = _section_bases(sections, is_relocatable)
     code_sections = tuple(
         CodeSection(section.name, bases[index], section.data())
@@ -157,7 +159,7 @@ def _read(name: str, data: bytes) -> ElfImage:
     for section in code_sections:
         if section.address < 0:
             raise ElfError(name, f"bad address for section {section.name}")
-    functions, has_symbols = _functions(elf, sections, bases, code_sections, data)
+    functions, has_symbols = _functions(elf, sections, by_name, bases, code_sections, data)
     return ElfImage(
         path=name,
         machine=machine,
@@ -165,9 +167,9 @@ def _read(name: str, data: bytes) -> ElfImage:
         is_relocatable=is_relocatable,
         code_sections=code_sections,
         functions=functions,
-        plt_stubs=MappingProxyType(_plt_stubs(elf, data)),
+        plt_stubs=MappingProxyType(_plt_stubs(elf, by_name, data)),
         relocation_symbols=MappingProxyType(_relocation_symbols(elf, sections, bases) if is_relocatable else {}),
-        has_debug_info=elf.get_section_by_name(".debug_info") is not None,
+        has_debug_info=".debug_info" in by_name,
         has_symbols=has_symbols,
         raw=data,
     )
@@ -196,9 +198,14 @@ def _align_up(value: int, alignment: int) -> int:
 
 
 def _functions(
-    elf: ELFFile, sections: list, bases: list[int], code_sections: tuple[CodeSection, ...], data: bytes
+    elf: ELFFile,
+    sections: list,
+    by_name: Mapping[str, Section],
+    bases: list[int],
+    code_sections: tuple[CodeSection, ...],
+    data: bytes,
 ) -> tuple[tuple[FunctionSymbol, ...], bool]:
-    table = elf.get_section_by_name(".symtab") or elf.get_section_by_name(".dynsym")
+    table = by_name.get(".symtab") or by_name.get(".dynsym")
     found: dict[tuple[str, int], FunctionSymbol] = {}
     if isinstance(table, SymbolTableSection):
         is_code = [_is_code(section) for section in sections]
@@ -292,9 +299,9 @@ def _infer_missing_sizes(
     return result
 
 
-def _plt_stubs(elf: ELFFile, data: bytes) -> dict[int, str]:
-    plt = elf.get_section_by_name(".plt")
-    relocations = elf.get_section_by_name(".rela.plt")
+def _plt_stubs(elf: ELFFile, by_name: Mapping[str, Section], data: bytes) -> dict[int, str]:
+    plt = by_name.get(".plt")
+    relocations = by_name.get(".rela.plt")
     if plt is None or relocations is None or not hasattr(relocations, "iter_relocations"):
         return {}
     symbols = elf.get_section(relocations["sh_link"])

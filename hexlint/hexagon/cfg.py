@@ -36,10 +36,12 @@ from hexlint.hexagon.decode import PacketRange
 from hexlint.record import record
 
 if TYPE_CHECKING:
-    from hexlint.hexagon.decode import Instruction, Packet
+    from hexlint.hexagon.decode import Packet
 
-# What the CFG reads of a control packet: its :endloop markers and its instructions (at least branches, loop set-ups)
-ControlPacket = tuple[frozenset[int], "Sequence[Instruction]"]
+# What the CFG reads of a control packet: its :endloop markers and the field dicts of its instructions (at least of its
+# jumps, returns and loop set-ups), as Instruction.__dict__ or PacketRange.fields_with have them (a field left at its
+# default may be absent): the caller's instruction pass builds no Instruction for them
+ControlPacket = tuple[frozenset[int], "Sequence[Mapping[str, Any]]"]
 
 _T = TypeVar("_T")
 _new = object.__new__
@@ -143,6 +145,11 @@ class FunctionCfg:
         return self.innermost_loop(self.packet_addresses[index]) if index >= 0 else None
 
     @functools.cached_property
+    def block_predecessors(self) -> list[list[int]]:
+        """Block number -> the numbers of the blocks with an edge to it (built once, shared: never change them)."""
+        return _predecessors(self.block_successors)
+
+    @functools.cached_property
     def packet_addresses(self) -> list[int]:
         """Each packet's address (without decoding a PacketRange)."""
         return [packet.address for packet in self.packets]
@@ -158,17 +165,16 @@ def build_cfg(
     packets: Sequence[Packet],
     start: int | None = None,
     end: int | None = None,
-    control: Sequence[int] | Mapping[int, ControlPacket] | None = None,
+    control: Mapping[int, ControlPacket] | None = None,
     no_return: Iterable[int] = (),
 ) -> FunctionCfg:
     """CFG and loops of the packets of one function (`packets` sorted by address, all inside [start, end)).
 
-    `control`: when the caller already walked the instructions, the ascending indexes of the packets that hold a branch
-    (jump, call, return), a loop set-up or an `:endloop` marker (any other packet just falls through); a superset is
-    fine, a packet left out is a wrong CFG (except a call: it returns, so it ends no block; but see `no_return`). Or a
-    mapping of those indexes to (the packet's :endloop markers, its instructions or at least all its jumps, returns and
-    loop set-ups): then no packet is read here. None: found here, with one pass over the instructions. A PacketRange
-    is kept as it is, not decoded.
+    `control`: when the caller already walked the instructions, the indexes of the packets that hold a branch (jump,
+    call, return), a loop set-up or an `:endloop` marker (any other packet just falls through; a superset is fine, a
+    packet left out is a wrong CFG, except a call: it returns, so it ends no block; but see `no_return`), each mapped
+    to a ControlPacket: then no packet is read here. None: found here, with one pass over the instructions. A
+    PacketRange is kept as it is, not decoded.
     `no_return`: indexes of the packets holding an unconditional call that never returns (`abort`, `__assert_fail`):
     their block ends there and does not fall through (the caller knows the callees' names, the CFG does not)."""
     ends: list[int] | None
@@ -192,7 +198,10 @@ def build_cfg(
     for index in no_return:
         _end_block_without_fallthrough(scan, index)
     graph = _blocks(addresses, ends, last_end, scan)
-    loops, innermost_by_block = _loops(graph, packets) if graph.has_retreating_edge else ((), {})
+    if graph.has_retreating_edge:
+        loops, innermost_by_block, predecessors = _loops(graph, packets)
+    else:
+        loops, innermost_by_block, predecessors = (), {}, graph.predecessors
     cfg = FunctionCfg(
         start,
         end,
@@ -207,6 +216,8 @@ def build_cfg(
         no_return,
     )
     object.__setattr__(cfg, "packet_addresses", addresses)  # seeds the cached property: computed here anyway
+    if predecessors is not None:  # seeds the cached property (the data flow reads it) when built on the way
+        object.__setattr__(cfg, "block_predecessors", predecessors)
     return cfg
 
 
@@ -225,31 +236,25 @@ class _Scan:
     endloops: dict[int, frozenset[int]]  # packet index -> its :endloop markers
 
 
-def _scan(
-    packets: Sequence[Packet], addresses: list[int], control: Sequence[int] | Mapping[int, ControlPacket] | None
-) -> _Scan:
+def _scan(packets: Sequence[Packet], addresses: list[int], control: Mapping[int, ControlPacket] | None) -> _Scan:
     count = len(packets)
     if control is None:
         control = _control_packets(packets)
-    control_packets: Iterable[tuple[int, ControlPacket]]
-    if isinstance(control, Mapping):
-        indexes = sorted(control)
-        control_packets = zip(indexes, map(control.__getitem__, indexes), strict=True)
-    else:
-        control_packets = ((index, (packets[index].endloop, packets[index].instructions)) for index in control)
+    indexes = sorted(control)
     conditional_jumps: dict[int, int] = {}
     successors: dict[int, list[int]] = {}
     setups: dict[int, list[tuple[int, int, int]]] = {}
     leaders = {0}  # the entry, the loop starts, then (below) the jump targets and the packets after block ends
     endloops: dict[int, frozenset[int]] = {}
-    for index, (endloop, instructions) in control_packets:  # any other packet falls through, leads nothing
+    for index in indexes:  # any other packet falls through, leads nothing
+        endloop, instructions = control[index]
         if len(instructions) == 1 and not endloop:  # most control packets: one jump
-            instruction = instructions[0]
-            if instruction.branch == "jump":
-                address = instruction.target
+            fields = instructions[0]
+            if fields.get("branch") == "jump":
+                address = fields.get("target")
                 target = count if address is None else bisect_left(addresses, address)
                 inside = target < count and addresses[target] == address  # else outside the function
-                if not instruction.conditional:
+                if not fields.get("conditional"):
                     successors[index] = [target] if inside else []
                 elif index + 1 < count:
                     if inside:  # else falls through, ends nothing
@@ -259,24 +264,24 @@ def _scan(
                 continue
         targets: list[int] = []
         falls_through = True
-        for instruction in instructions:
-            branch = instruction.branch
+        for fields in instructions:
+            branch = fields.get("branch")
             if branch == "jump":
-                address = instruction.target
+                address = fields.get("target")
                 if address is not None:
                     target = bisect_left(addresses, address)
                     if target < count and addresses[target] == address:  # else outside the function
                         targets.append(target)
-                if not instruction.conditional:
+                if not fields.get("conditional"):
                     falls_through = False
             elif branch is None:  # only a loop set-up has neither a branch nor anything else the CFG reads
-                setup = instruction.loop_setup
+                setup = fields.get("loop_setup")
                 if setup is not None and setup.loop in (0, 1):
                     start = _index_of(addresses, setup.start)
                     if start >= 0:
                         setups.setdefault(index, []).append((setup.loop, start, setup.pipelined_stages))
                         leaders.add(start)
-            elif (branch == "jumpr" or branch == "return") and not instruction.conditional:
+            elif (branch == "jumpr" or branch == "return") and not fields.get("conditional"):
                 falls_through = False
         if endloop:
             endloops[index] = endloop
@@ -290,9 +295,9 @@ def _scan(
         successors[index] = targets
     # Leaders: the entry and the loop starts, every jump target, and the packet after each packet that ends a block
     leaders.update(conditional_jumps.values())
-    leaders.update(map((1).__add__, conditional_jumps))
+    leaders.update([index + 1 for index in conditional_jumps])
     leaders.update(chain.from_iterable(successors.values()))
-    leaders.update(map((1).__add__, successors))
+    leaders.update([index + 1 for index in successors])
     leaders.discard(count)
     return _Scan(count, conditional_jumps, successors, setups, leaders, endloops)
 
@@ -314,17 +319,15 @@ def _index_of(addresses: list[int], address: int) -> int:
     return position if position < len(addresses) and addresses[position] == address else -1
 
 
-def _control_packets(packets: Sequence[Packet]) -> list[int]:
-    """Indexes of the packets holding a branch, a loop set-up or an :endloop marker."""
-    control = []
+def _control_packets(packets: Sequence[Packet]) -> dict[int, ControlPacket]:
+    """The packets holding a branch, a loop set-up or an :endloop marker, by index."""
+    control = {}
     for index, packet in enumerate(packets):
-        if packet.endloop:
-            control.append(index)
-            continue
-        for instruction in packet.instructions:
-            if instruction.branch is not None or instruction.loop_setup is not None:
-                control.append(index)
-                break
+        instructions = packet.instructions
+        if packet.endloop or any(
+            instruction.branch is not None or instruction.loop_setup is not None for instruction in instructions
+        ):
+            control[index] = (packet.endloop, [instruction.__dict__ for instruction in instructions])
     return control
 
 
@@ -412,12 +415,12 @@ def _blocks(addresses: list[int], packet_ends: list[int] | None, last_end: int, 
                 if firsts[bisect_right(firsts, last) - 1] >= start:
                     retreating = True
                     break
-    starts = list(map(addresses.__getitem__, firsts))
+    starts = [addresses[first] for first in firsts]
     if packet_ends is None:  # each block ends where the next one starts
         ends = starts[1:]
         ends.append(last_end)
     else:
-        ends = list(map(packet_ends.__getitem__, lasts))
+        ends = [packet_ends[last] for last in lasts]
     return _Graph(starts, ends, firsts, lasts, block_successors, predecessors, endloop_edges, retreating)
 
 
@@ -599,20 +602,24 @@ def _nearest_setup_start(
     return None
 
 
-def _loops(graph: _Graph, packets: Sequence[Packet]) -> tuple[tuple[Loop, ...], dict[int, int]]:
-    """Natural loops of the back edges of a depth-first search, nested; and block start -> header of its innermost
-    loop."""
+def _loops(graph: _Graph, packets: Sequence[Packet]) -> tuple[tuple[Loop, ...], dict[int, int], list[list[int]] | None]:
+    """Natural loops of the back edges of a depth-first search, nested; block start -> header of its innermost loop;
+    and the predecessor lists of every edge when built or given (None: not needed here)."""
     successors = graph.successors
     back_edges, is_root, finish = _depth_first_search(successors)
     # built with the :endloop edges, else on the first loop that is more than a self-loop
     predecessors: list[list[int]] = graph.predecessors or []
+    whole = graph.predecessors  # every edge's: padding is taken out of a copy
     if is_root.count(True) > 1:  # blocks nothing before reaches: alignment padding among them is no loop entry
-        predecessors = predecessors or _predecessors(successors)
+        whole = predecessors = predecessors or _predecessors(successors)
         # the search stands (what a padding block falls into has other predecessors): the body walks never step
         # into the padding
-        for number in _padding_blocks(graph, predecessors, is_root, packets):
-            for target in successors[number]:
-                predecessors[target].remove(number)
+        padding = _padding_blocks(graph, predecessors, is_root, packets)
+        if padding:
+            predecessors = list(predecessors)
+            for number in padding:
+                for target in successors[number]:
+                    predecessors[target] = [other for other in predecessors[target] if other != number]
     latches: dict[int, list[int]] = {}  # header -> its latches, in block order (then in successor order)
     for latch, header in back_edges:
         latches.setdefault(header, []).append(latch)
@@ -624,7 +631,7 @@ def _loops(graph: _Graph, packets: Sequence[Packet]) -> tuple[tuple[Loop, ...], 
             self_loops.append(header)
             continue
         if not predecessors:
-            predecessors = _predecessors(successors)
+            whole = predecessors = _predecessors(successors)
         body, dominated = _loop_body(header, header_latches, predecessors, is_root, finish)
         bodies[header] = body
         if not dominated:
@@ -679,7 +686,7 @@ def _loops(graph: _Graph, packets: Sequence[Packet]) -> tuple[tuple[Loop, ...], 
     for header in self_loops:  # a loop of one block is the deepest loop holding it
         start = starts[header]
         innermost_by_block[start] = start
-    return tuple(loops), innermost_by_block
+    return tuple(loops), innermost_by_block, whole
 
 
 def _loop_record(
