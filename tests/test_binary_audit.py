@@ -220,6 +220,37 @@ def test_decoding_only_the_filtered_functions_gives_the_same_facts():
         assert function.hvx_instructions == reference.hvx_instructions
 
 
+def test_a_section_laid_over_the_code_gets_each_packet_audited_once(tmp_path):
+    """Overlapping executable sections (here .comment turned into a copy of .text, same address and bytes): each
+    address's packet is audited once, from the first section holding it, so the results are the library's own."""
+    import struct
+    from pathlib import Path
+
+    from elftools.elf.elffile import ELFFile
+
+    library = Path(__file__).resolve().parent.parent / "fixtures" / "htp-core" / "lib" / "libhtp-core-v73.so"
+    data = bytearray(library.read_bytes())
+    with library.open("rb") as stream:
+        elf = ELFFile(stream)
+        sections = list(elf.iter_sections())
+        text = next(section for section in sections if section.name == ".text")
+        number = next(index for index, section in enumerate(sections) if section.name == ".comment")
+        header = elf.header["e_shoff"] + number * elf.header["e_shentsize"]
+    name = struct.unpack_from("<I", data, header)[0]
+    shf_alloc_execinstr, sht_progbits = 6, 1
+    fields = (name, sht_progbits, shf_alloc_execinstr, text["sh_addr"], text["sh_offset"], text["sh_size"], 0, 0, 32, 0)
+    struct.pack_into("<10I", data, header, *fields)
+    overlapping = tmp_path / "overlapping.so"
+    overlapping.write_bytes(bytes(data))
+
+    original, laid_over = audit_image(load_elf(library)), audit_image(load_elf(overlapping))
+    assert len(load_elf(overlapping).code_sections) == len(load_elf(library).code_sections) + 1
+    assert [function.name for function in laid_over.functions] == [function.name for function in original.functions]
+    for function, reference in zip(laid_over.functions, original.functions, strict=True):
+        assert function.stack_accesses == reference.stack_accesses, function.name
+        assert (function.calls, function.loops) == (reference.calls, reference.loops), function.name
+
+
 LIBM = """
 double log2(double);
 double floor(double);

@@ -419,11 +419,14 @@ def _audit_image(
         else:
             addresses = [address for scan in scans for address in scan.packet_addresses[:-1]]
         if len(scans) > 1 and not all(map(lt, addresses, islice(addresses, 1, None))):
-            # overlapping sections: every packet, by address
-            all_packets = sorted(
-                (scan.packet(index) for scan in section_scans for index in range(len(scan))), key=_SCAN_ADDRESS
-            )
-            addresses = [packet.address for packet in all_packets]
+            # overlapping sections: every address's packet once, from the first section holding it (as section_at)
+            by_address: dict[int, Packet] = {}
+            for scan in section_scans:
+                for index, address in enumerate(scan.packet_addresses[:-1]):
+                    if address not in by_address:
+                        by_address[address] = scan.packet(index)
+            addresses = sorted(by_address)
+            all_packets = [by_address[address] for address in addresses]
             for symbol in symbols:
                 low, high = bisect_left(addresses, symbol.address), bisect_left(addresses, symbol.end)
                 functions.append(audit_function(symbol, all_packets[low:high], image, settings))
