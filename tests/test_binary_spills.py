@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from test_binary_support import (
     add_imm,
     call,
@@ -17,9 +20,11 @@ from test_binary_support import (
     store,
 )
 
-from hexlint.binary.audit import AuditSettings, audit_function, settings_from_options
-from hexlint.elf import ElfImage, FunctionSymbol
+from hexlint.binary.audit import AuditSettings, audit_function, audit_image, settings_from_options
+from hexlint.elf import ElfImage, FunctionSymbol, load_elf
 from hexlint.hexagon.decode import RegisterWrite
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def audit(packets, name="kernel"):
@@ -317,3 +322,68 @@ def test_a_relocated_jump_of_an_object_file_is_a_tail_call_not_a_self_loop():
     assert function.cfg.loops == ()
     assert [(call.address, call.helper) for call in function.calls] == [(0x104, "__hexagon_divsi3")]
     assert function.cfg.block_at(0x104).successors == ()
+
+
+def _recounted_loops(function):
+    """LoopAudit's counters recounted from the function's accesses, calls and double operations: each loop counts
+    what is in it or in a loop nested in it."""
+    parent = {loop.header: loop.parent for loop in function.cfg.loops}
+
+    def enclosing(header):
+        while header is not None:
+            yield header
+            header = parent[header]
+
+    counts = {header: dict.fromkeys(_LOOP_COUNTERS, 0) for header in parent}
+    stored = {header: set() for header in parent}
+    reloaded = {header: set() for header in parent}
+    for access in function.stack_accesses:
+        for header in enclosing(access.loop):
+            if not access.is_spill:
+                counts[header]["array_accesses"] += 1
+                continue
+            kind = "vector" if access.is_vector else "scalar"
+            counts[header][f"{kind}_spill_stores" if access.is_store else f"{kind}_reloads"] += 1
+            (stored if access.is_store else reloaded)[header].add(access.slot)
+    for site in function.calls:
+        for header in enclosing(site.loop):
+            counts[header]["calls"] += 1
+            counts[header]["divisions"] += site.is_division
+            counts[header]["promotions"] += site.is_promotion
+    for operation in function.double_operations:
+        for header in enclosing(operation.loop):
+            counts[header]["promotions"] += 1
+    for header in parent:
+        counts[header]["round_trips"] = len(stored[header] & reloaded[header])
+    return counts
+
+
+_LOOP_COUNTERS = (
+    "vector_spill_stores",
+    "vector_reloads",
+    "scalar_spill_stores",
+    "scalar_reloads",
+    "array_accesses",
+    "calls",
+    "divisions",
+    "promotions",
+)
+
+
+TWINS = ("vector_spill", "scalar_spill", "stack_buffers", "division", "float_promotion")
+COUNTED_LIBRARIES = ["htp-core/lib/libhtp-core-v73.so", *(f"binary/{twin}.so" for twin in TWINS)]
+
+
+@pytest.mark.parametrize("name", COUNTED_LIBRARIES)
+def test_every_loop_counts_what_its_accesses_calls_and_doubles_say(name):
+    """The per-loop counters (built per innermost loop, then added outward) equal a plain recount of the function's
+    records, loop by loop, in the committed libraries."""
+    audit = audit_image(load_elf(FIXTURES / name))
+    checked = 0
+    for function in audit.functions:
+        expected = _recounted_loops(function)
+        for loop in function.loops:
+            got = {counter: getattr(loop, counter) for counter in (*_LOOP_COUNTERS, "round_trips")}
+            assert got == expected[loop.header], f"{function.name} loop 0x{loop.header:x}"
+            checked += 1
+    assert checked

@@ -341,7 +341,8 @@ class _Graph:
     last_packets: list[int]
     successors: list[list[int]]  # block numbers, in BasicBlock.successors order
     # built on the way when the function has :endloop packets (unless the data flow placed their edges), else None;
-    # _loops completes it and takes padding out of it
+    # _loops completes it (FunctionCfg.block_predecessors keeps it whole) and walks loop bodies over a copy without
+    # alignment padding
     predecessors: list[list[int]] | None
     endloop_edges: dict[tuple[int, int], int]
     has_retreating_edge: bool  # an edge to the same or a lower address: without one the graph has no cycle
