@@ -3,10 +3,15 @@ mode agree on HX202 being opt-in."""
 
 from __future__ import annotations
 
+import fnmatch
 from pathlib import Path
 
 import pytest
 from conftest import run_hexlint
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hexlint.binary.audit import matches_any
 
 ROOT = Path(__file__).resolve().parent.parent
 TWINS = ROOT / "fixtures" / "binary"
@@ -48,3 +53,10 @@ def test_gate_counts_scalar_spills_only_when_asked_like_strict_mode() -> None:
     asked = run_hexlint("--spills", "--max-inloop-sspills", "0", "--baseline-lib", old, new)
     assert "HX202" in asked.stdout
     assert asked.status == 1
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text("ab_*?[]!", max_size=6), st.lists(st.text("ab_*?[]!", max_size=5), max_size=4))
+def test_helper_patterns_match_as_fnmatchcase_does(name: str, patterns: list[str]) -> None:
+    """Plain names are looked up, the other patterns matched by one regex: the answer is fnmatchcase's."""
+    assert matches_any(name, patterns) == any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)

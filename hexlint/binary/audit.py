@@ -513,15 +513,25 @@ def _unique_functions(functions: Iterable[FunctionSymbol]) -> list[FunctionSymbo
 
 def matches_any(name: str | None, patterns: Iterable[str]) -> bool:
     """`name` matches one of the fnmatch `patterns` (case-sensitive), as fnmatch.fnmatchcase would say."""
-    return name is not None and _union_pattern(tuple(patterns)).match(name) is not None
+    if name is None:
+        return False
+    exact, wildcards = _name_matcher(tuple(patterns))
+    return name in exact or (wildcards is not None and wildcards.match(name) is not None)
 
 
 @functools.lru_cache(maxsize=64)
-def _union_pattern(patterns: tuple[str, ...]) -> re.Pattern[str]:
-    """One regex for several fnmatch patterns: one match per name instead of one per pattern."""
-    if not patterns:
-        return re.compile(r"(?!)")  # matches nothing, like any() over no pattern
-    return re.compile("|".join(f"(?:{fnmatch.translate(pattern)})" for pattern in patterns))
+def _name_matcher(patterns: tuple[str, ...]) -> tuple[frozenset[str], re.Pattern[str] | None]:
+    """Several fnmatch patterns as (the plain names among them, one regex for the others, None if none): one match
+    per name instead of one per pattern, and most default patterns are libm names, which the regex engine would
+    compile in every run (~1 ms)."""
+    exact = frozenset(pattern for pattern in patterns if not _WILDCARD.search(pattern))
+    wildcards = [pattern for pattern in patterns if pattern not in exact]
+    if not wildcards:
+        return exact, None
+    return exact, re.compile("|".join(f"(?:{fnmatch.translate(pattern)})" for pattern in wildcards))
+
+
+_WILDCARD = re.compile(r"[*?\[]")  # what fnmatch gives a meaning; any other character matches itself
 
 
 @functools.lru_cache(maxsize=4096)
