@@ -127,7 +127,11 @@ def objdump_to_pipe(objdump: str, path: Path, cpu: str) -> int:
 
 def run_command(path: Path) -> None:
     command = [sys.executable, "-m", "hexlint", "--spills", "--promotions", "--division", "--strict", str(path)]
-    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO, check=False)
+    # as an installed hexlint runs: from cached bytecode (PYTHONDONTWRITEBYTECODE would compile every module each run)
+    environment = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO, env=environment, check=False
+    )
 
 
 # The first audit of a new process, timed by that process: what a CLI run pays after start-up, one-time work included
