@@ -2406,17 +2406,14 @@ class PacketRange(Sequence[Packet]):
                     continue
                 word = words[word_index]
                 address = base + (word_index << 2)
-                if not word & 0xC000:  # a duplex (as fields_with)
-                    halves = (
-                        get_duplex(word)
-                        if closed and (word_index == first or words[word_index - 1] >= 0x10000000)
-                        else None
-                    )
+                # as fields_with: built alone when no extender is before it and its packet is not decoded
+                alone = closed and (word_index == first or words[word_index - 1] >= 0x10000000)
+                if not word & 0xC000:  # a duplex
+                    halves = get_duplex(word) if alone else None
                     if halves is not None:
                         result.extend([(address, fields) for fields in halves])
                         continue
-                # as instructions_with: no extender before it, its packet not decoded
-                elif closed and (word_index == first or words[word_index - 1] >= 0x10000000):
+                elif alone:
                     fields = get_template(word)
                     relative = None if fields is not None else get_relative(word)
                     if relative is not None and relative[2] is None and "loop_setup" not in relative[0]:
@@ -2497,16 +2494,15 @@ class PacketRange(Sequence[Packet]):
                 position = packet - low
                 closed = packet not in opened
             word = words[index]
+            # the common cases inline (as word_instructions): no extender before it, its packet not decoded
+            alone = closed and (index == packet_start or words[index - 1] >= 0x10000000)
             if not word & 0xC000:  # a duplex: both halves, as word_instructions builds them
-                halves = (
-                    get_duplex(word) if closed and (index == packet_start or words[index - 1] >= 0x10000000) else None
-                )
+                halves = get_duplex(word) if alone else None
                 if halves is not None:
                     for fields in halves:
                         append((position, address, fields))
                     continue
-            # the common cases inline (as word_instructions): no extender before it, its packet not decoded
-            elif closed and (index == packet_start or words[index - 1] >= 0x10000000):
+            elif alone:
                 fields = get_template(word)
                 if fields is not None:  # most words are seen before
                     append((position, address, fields))
