@@ -2577,7 +2577,8 @@ def scan_code(code: bytes, base_address: int, cpu: int = 0x73, cache: DecodeCach
 
 # One packet's bytes: up to three words whose parse bits (bits 15:14, the top of the second byte) say "more" (01, 10),
 # then one that ends it (11, or 00 for a duplex); else four words (a packet never exceeds four); else a cut-short tail.
-_PACKET_BYTES = re.compile(rb"(?:.[\x40-\xbf]..){0,3}+.[^\x40-\xbf]..|.{16}|(?:....){1,3}", re.DOTALL)
+# No possessive `{0,3}+` (Python 3.11+): a "more" word never matches the end word, so backtracking finds nothing else.
+_PACKET_BYTES = re.compile(rb"(?:.[\x40-\xbf]..){0,3}.[^\x40-\xbf]..|.{16}|(?:....){1,3}", re.DOTALL)
 # bits 15:8 of a word -> 1 where its parse bits end a packet (11, or 00 for a duplex)
 _PACKET_END = bytes(1 if value & 0xC0 in (0x00, 0xC0) else 0 for value in range(256))
 
