@@ -103,7 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="what cross-file rules see besides the named files: the rest of the tree (default) or nothing",
     )
     settings.add_argument("--project-root", metavar="DIR", help="the tree parsed as context (default: found)")
-    settings.add_argument("--jobs", "-j", type=int, default=0, metavar="N", help="parse N files in parallel (0: cores)")
+    settings.add_argument(
+        "--jobs", "-j", type=int, default=0, metavar="N", help="parse N files, audit N libraries at once (0: cores)"
+    )
     baseline = parser.add_argument_group("baselines and fixes")
     baseline.add_argument("--baseline", metavar="FILE", help="hide the findings recorded in FILE")
     baseline.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE")

@@ -486,7 +486,7 @@ def run_binary_rules(
         raise InputError(f"{binaries[0]}: the binary audit is not available in this hexlint build") from None
     namespace = binary_namespace(settings.binary_arguments)
     try:
-        diagnostics, report = audit_paths(list(binaries), namespace, options, tables)
+        diagnostics, report = audit_paths(list(binaries), namespace, options, tables, settings.jobs)
     except (InputError, InternalError):
         raise
     except (OSError, ValueError) as error:

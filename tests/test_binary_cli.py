@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 
+import pytest
 from conftest import run_hexlint
+
+from hexlint.record import replace
 
 ROOT = Path(__file__).resolve().parent.parent
 TWINS = ROOT / "fixtures" / "binary"
@@ -174,3 +179,79 @@ def test_table_records_hold_the_text_table_as_data():
     spill_loops = rows["spill_kernel"]["per_loop"]
     assert spill_loops and sum(loop["vector_spill_stores"] + loop["vector_reloads"] for loop in spill_loops) > 0
     assert any("vector_spill.c:" in (loop["source"] or "") for loop in spill_loops)
+
+
+ALL_LIBRARIES = [str(path) for path in sorted((ROOT / "fixtures" / "htp-core" / "lib").glob("*.so"))] + [
+    VECTOR_TWIN,
+    str(TWINS / "division.so"),
+    str(TWINS / "float_promotion.so"),
+]
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="libraries run in parallel on Linux only")
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["--spills", "--promotions", "--division", "--strict", "--max-inloop-sspills", "0"],
+        ["--format", "json", "--spills", "--division", "-v"],
+        ["--format", "sarif"],
+    ],
+)
+def test_libraries_audited_at_once_report_what_one_after_another_do(arguments):
+    one_after_another = run_hexlint("--jobs", "1", *arguments, *ALL_LIBRARIES)
+    at_once = run_hexlint("--jobs", "2", *arguments, *ALL_LIBRARIES)
+    assert one_after_another.stdout and one_after_another.status in (0, 1)
+    assert (at_once.status, at_once.stdout, at_once.stderr) == (
+        one_after_another.status,
+        one_after_another.stdout,
+        one_after_another.stderr,
+    )
+
+
+@linux_only
+def test_several_libraries_are_audited_in_worker_processes(monkeypatch):
+    from hexlint.binary import run as binary_run
+
+    audit_here = binary_run.library_result
+
+    def reporting_its_process(*arguments):
+        return replace(audit_here(*arguments), report=f"pid {os.getpid()}\n")
+
+    # pickled by name: the forked worker finds this very function where library_result was
+    reporting_its_process.__module__, reporting_its_process.__qualname__ = binary_run.__name__, "library_result"
+    monkeypatch.setattr(binary_run, "library_result", reporting_its_process)
+
+    def processes(jobs: str) -> set[str]:
+        run = run_hexlint("--jobs", jobs, "--spills", *ALL_LIBRARIES)
+        return {line.split()[1] for line in run.stdout.splitlines() if line.startswith("pid ")}
+
+    assert processes("1") == {str(os.getpid())}
+    assert len(processes("2")) in (1, 2) and str(os.getpid()) not in processes("2")
+    monkeypatch.setattr(binary_run, "PARALLEL_MIN_BYTES", sum(Path(path).stat().st_size for path in ALL_LIBRARIES) + 1)
+    assert processes("2") == {str(os.getpid())}  # too little to audit to pay for the workers
+
+
+def test_a_bad_library_among_several_is_the_same_one_line_error(tmp_path, monkeypatch):
+    monkeypatch.setattr("hexlint.binary.run.PARALLEL_MIN_BYTES", 0)  # small libraries in parallel too
+    text_file = tmp_path / "libnot.so"
+    text_file.write_text("hello")
+    truncated = tmp_path / "libcut.so"
+    truncated.write_bytes(CORE_V73.read_bytes()[:200])
+    libraries = [VECTOR_TWIN, str(text_file), str(CORE_V73), str(truncated)]
+    one_after_another = run_hexlint("--jobs", "1", "--spills", "--strict", *libraries)
+    at_once = run_hexlint("--jobs", "2", "--spills", "--strict", *libraries)
+    assert one_after_another.status == 2 and one_after_another.stderr.count("\n") == 1
+    assert str(text_file) in one_after_another.stderr  # the first bad library of the command line
+    assert (at_once.status, at_once.stdout, at_once.stderr) == (
+        one_after_another.status,
+        one_after_another.stdout,
+        one_after_another.stderr,
+    )
+
+
+def test_a_func_that_matches_nothing_in_any_library_is_an_error_at_once_too(monkeypatch):
+    monkeypatch.setattr("hexlint.binary.run.PARALLEL_MIN_BYTES", 0)
+    run = run_hexlint("--jobs", "2", "--spills", "--func", "^no_such_function$", VECTOR_TWIN, str(CORE_V73))
+    assert run.status == 2 and "--func" in run.stderr and "matches no function" in run.stderr
+    run = run_hexlint("--jobs", "2", "--spills", "--func", "^spill_kernel$", VECTOR_TWIN, str(CORE_V73))
+    assert run.status == 0 and "spill_kernel" in run.stdout

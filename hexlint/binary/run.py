@@ -1,7 +1,8 @@
 """The binary audit's entry points for hexlint.cli / hexlint.engine.
 
-- `audit_paths(paths, args, options_by_code, tables=None) -> (diagnostics, report_text)`; in audit and strict modes a
-  `tables` list receives each library's per-function table as data (`table.table_records`), for --format json.
+- `audit_paths(paths, args, options_by_code, tables=None, jobs=1) -> (diagnostics, report_text)`; in audit and strict
+  modes a `tables` list receives each library's per-function table as data (`table.table_records`), for --format json;
+  `jobs`: libraries audited at once in worker processes (0: one per core; Linux, and enough bytes to pay for them).
   `paths`: the .so/.o files to audit; `args`: the parsed CLI namespace (see options.py for its attributes; a namespace
   from `add_binary_arguments` alone works); `options_by_code`: rule code -> options (the rules' TOML [options] with the
   config's overrides). Modes:
@@ -22,6 +23,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -32,6 +35,7 @@ from hexlint.binary.audit import AuditSettings, LibraryAudit, audit_image, setti
 from hexlint.binary.table import render_table, table_records
 from hexlint.core import Diagnostic
 from hexlint.elf import ElfError, load_elf
+from hexlint.record import record
 
 BINARY_CODES = ("HX201", "HX202", "HX203", "HX204", "HX205")
 FAMILY_CODES = {"spills": ("HX201", "HX202"), "promotions": ("HX203",), "division": ("HX204",), "dma": ("HX205",)}
@@ -112,34 +116,105 @@ def audit_paths(
     args: argparse.Namespace,
     options_by_code: Mapping[str, Mapping[str, Any]],
     tables: list[dict[str, object]] | None = None,
+    jobs: int = 1,
 ) -> tuple[list[Diagnostic], str]:
+    """See the module's docstring. `jobs`: libraries audited at once, each in a process of its own (0: one per core);
+    the results are the same in any case."""
     options = rule_options(options_by_code, args)
     _validate_pattern(options["HX205"].get("dma_pattern", ""))
-    settings = settings_from_options(options)
-    accept = function_filter(args)
-    audits = [audit_library(str(path), settings, accept) for path in paths]
-    if accept is not None and paths and not any(audit.functions for audit in audits):
-        raise BinaryInputError(f"--func: {args.func!r} matches no function in {', '.join(map(str, paths))}")
-    families = selected_families(args)
-    verbose = bool(getattr(args, "verbose", False))
+    accept = function_filter(args)  # a bad --func is a usage error before any library is read
     baseline = getattr(args, "baseline_lib", None)
     if baseline:
+        settings, families = settings_from_options(options), selected_families(args)
+        audits = [audit_library(str(path), settings, accept) for path in paths]
+        _require_a_function(args, paths, sum(len(audit.functions) for audit in audits))
         # Scalar spills gate a build only when asked for, as in strict mode (HX202 is opt-in).
         skip = () if getattr(args, "max_inloop_sspills", None) is not None else ("HX202",)
         return _gate(baseline, audits, settings, accept, families, skip)
+    results = _library_results([str(path) for path in paths], args, options, tables is not None, jobs)
+    _require_a_function(args, paths, sum(result.functions for result in results))
+    if tables is not None:
+        tables.extend(result.table for result in results if result.table is not None)
+    return [diagnostic for result in results for diagnostic in result.diagnostics], "".join(
+        result.report for result in results
+    )
+
+
+@record
+class LibraryResult:
+    """What a run reports of one library, without the audit itself (small enough to come back from a process)."""
+
+    functions: int  # audited (those --func accepts)
+    diagnostics: tuple[Diagnostic, ...]
+    report: str  # the per-function table, audit and strict modes
+    table: dict[str, object] | None  # the same as data (--format json), audit and strict modes
+
+
+def library_result(
+    path: str, args: argparse.Namespace, options: dict[str, dict], with_table: bool = False
+) -> LibraryResult:
+    """Audit one library and run what the mode asks (see the module's docstring) on it; `with_table`: the table as
+    data too (audit and strict modes)."""
+    audit = audit_library(path, settings_from_options(options), function_filter(args))
+    families = selected_families(args)
     audit_mode = any(getattr(args, name, False) for name in ("spills", "promotions", "division", "strict"))
     if not audit_mode:
-        return _run_checks(audits, options, BINARY_CODES), ""
-    report = "".join(render_table(audit, families, verbose) for audit in audits)
-    if tables is not None:
-        # The same table as data, for --format json.
-        tables.extend(table_records(audit, families, verbose) for audit in audits)
+        return LibraryResult(len(audit.functions), tuple(_run_checks([audit], options, BINARY_CODES)), "", None)
+    verbose = bool(getattr(args, "verbose", False))
+    report = render_table(audit, families, verbose)
+    table = table_records(audit, families, verbose) if with_table else None
     if not getattr(args, "strict", False):
-        return [], report
+        return LibraryResult(len(audit.functions), (), report, table)
     codes = [code for family in families for code in FAMILY_CODES[family]] + ["HX205"]
     if getattr(args, "max_inloop_sspills", None) is None:
         codes = [code for code in codes if code != "HX202"]
-    return _run_checks(audits, options, tuple(codes)), report
+    return LibraryResult(len(audit.functions), tuple(_run_checks([audit], options, tuple(codes))), report, table)
+
+
+def _library_results(
+    paths: list[str], args: argparse.Namespace, options: dict[str, dict], with_table: bool, jobs: int
+) -> list[LibraryResult]:
+    """library_result of each path, in order: in forked worker processes when several libraries and cores are there
+    and the libraries are large enough to pay for them (an audit is pure Python: threads would take turns); where
+    fork is not the safe default (macOS, Windows), one after another. A worker's error is raised here, the first
+    library's first, as one after another would."""
+    workers = min(jobs or os.cpu_count() or 1, len(paths))
+    if workers <= 1 or not sys.platform.startswith("linux") or _total_size(paths) < PARALLEL_MIN_BYTES:
+        return [library_result(path, args, options, with_table) for path in paths]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("fork")
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_leave_interrupts_to_the_parent)
+    try:
+        count = len(paths)
+        return list(pool.map(library_result, paths, [args] * count, [options] * count, [with_table] * count))
+    finally:
+        pool.shutdown(cancel_futures=True)  # after an error, the libraries not yet begun are not audited
+
+
+# Starting the worker processes costs ~25 ms: below this many bytes of libraries (~100 ms of audit) it does not pay.
+PARALLEL_MIN_BYTES = 256 * 1024
+
+
+def _total_size(paths: list[str]) -> int:
+    total = 0
+    for path in paths:
+        with contextlib.suppress(OSError):  # audit_library says what is wrong with it
+            total += os.path.getsize(path)
+    return total
+
+
+def _leave_interrupts_to_the_parent() -> None:
+    """Ctrl-C reaches the whole process group: the parent alone says `hexlint: interrupted`, not every worker."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _require_a_function(args: argparse.Namespace, paths: Sequence[str], functions: int) -> None:
+    if getattr(args, "func", None) and paths and not functions:
+        raise BinaryInputError(f"--func: {args.func!r} matches no function in {', '.join(map(str, paths))}")
 
 
 def _validate_pattern(pattern: str) -> None:
