@@ -26,6 +26,8 @@ round of each is kept):
                listing sees); its time is the objdump process's, the reader's own CPU is not counted
   command      (--command only) end to end, a new process: `python -m hexlint --spills --promotions --division
                --strict LIB`, interpreter start-up and imports included
+With --command and several libraries, the CI gate's own shape is timed as well: one command on all of them, with
+--jobs 1 (one library after another) and --jobs 0 (one worker per core), against objdump>null on each in turn.
 Both wall time and CPU time are shown: CPU time (user + system of this process for the audit, of the child for
 objdump) is what a busy shared machine disturbs least. Ratios objdump/audit > 1 mean the audit is faster.
 """
@@ -125,8 +127,9 @@ def objdump_to_pipe(objdump: str, path: Path, cpu: str) -> int:
     return read
 
 
-def run_command(path: Path) -> None:
-    command = [sys.executable, "-m", "hexlint", "--spills", "--promotions", "--division", "--strict", str(path)]
+def run_command(*paths: Path, jobs: int = 1) -> None:
+    command = [sys.executable, "-m", "hexlint", "--spills", "--promotions", "--division", "--strict"]
+    command += ["--jobs", str(jobs), *map(str, paths)]
     # as an installed hexlint runs: from cached bytecode (PYTHONDONTWRITEBYTECODE would compile every module each run)
     environment = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
     subprocess.run(
@@ -177,6 +180,20 @@ def measure(library: Path, objdump: str, rounds: int, command: bool) -> dict[str
     return {name: best(values) for name, values in timings.items()}
 
 
+def measure_together(libraries: list[Path], objdump: str, rounds: int) -> dict[str, Timing]:
+    cpu_names = [load_elf(library).cpu_name for library in libraries]
+    contenders: dict[str, Callable[[], object]] = {
+        "command -j1": lambda: run_command(*libraries, jobs=1),
+        f"command -j{os.cpu_count()}": lambda: run_command(*libraries, jobs=0),
+        "objdump>null": lambda: [objdump_to_null(objdump, *pair) for pair in zip(libraries, cpu_names, strict=True)],
+    }
+    timings: dict[str, list[Timing]] = {name: [] for name in contenders}
+    for _ in range(rounds):
+        for name, action in contenders.items():
+            timings[name].append(timed(action, _children_cpu))
+    return {name: best(values) for name, values in timings.items()}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("libraries", nargs="*", type=Path)
@@ -214,6 +231,16 @@ def main() -> int:
                     ratios = f"wall {other.wall / audit.wall:.2f}, cpu {other.cpu / audit.cpu:.2f}"
                     print(f"  {name}/{audit_name}: {ratios}")
             print(f"  reading and scanning alone is {best_times['scan'].cpu / audit.cpu:.0%} of the audit's cpu")
+        if arguments.command and len(libraries) > 1:
+            together = measure_together(libraries, arguments.objdump, arguments.rounds)
+            print(f"all {len(libraries)} libraries in one command, end to end (objdump: each in turn)")
+            for name, timing in together.items():
+                print(f"  {name:<14} {timing.wall * 1000:>8.1f} {timing.cpu * 1000:>8.1f}")
+            objdump_time = together["objdump>null"]
+            for name in list(together)[:2]:
+                timing = together[name]
+                ratios = f"wall {objdump_time.wall / timing.wall:.2f}, cpu {objdump_time.cpu / timing.cpu:.2f}"
+                print(f"  objdump>null/{name}: {ratios}")
     return 0
 
 
