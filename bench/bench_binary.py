@@ -54,6 +54,7 @@ from big_library import build_big_library  # noqa: E402
 from hexlint.binary.audit import audit_image  # noqa: E402
 from hexlint.binary.run import binary_checks, rule_options  # noqa: E402
 from hexlint.elf import load_elf  # noqa: E402
+from hexlint.engine import usable_cores  # noqa: E402
 from hexlint.hexagon.decode import DecodeCache, scan_code  # noqa: E402
 
 CORE = REPO / "fixtures" / "htp-core"
@@ -132,9 +133,9 @@ def run_command(*paths: Path, jobs: int = 1) -> None:
     command += ["--jobs", str(jobs), *map(str, paths)]
     # as an installed hexlint runs: from cached bytecode (PYTHONDONTWRITEBYTECODE would compile every module each run)
     environment = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
-    subprocess.run(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO, env=environment, check=False
-    )
+    run = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=REPO, env=environment)
+    if run.returncode not in (0, 1):  # 1: findings; anything else would time a failure
+        raise RuntimeError(f"{' '.join(command)}: exit {run.returncode}: {run.stderr.decode(errors='replace')}")
 
 
 # The first audit of a new process, timed by that process: what a CLI run pays after start-up, one-time work included
@@ -184,7 +185,7 @@ def measure_together(libraries: list[Path], objdump: str, rounds: int) -> dict[s
     cpu_names = [load_elf(library).cpu_name for library in libraries]
     contenders: dict[str, Callable[[], object]] = {
         "command -j1": lambda: run_command(*libraries, jobs=1),
-        f"command -j{os.cpu_count()}": lambda: run_command(*libraries, jobs=0),
+        f"command -j{usable_cores()}": lambda: run_command(*libraries, jobs=0),
         "objdump>null": lambda: [objdump_to_null(objdump, *pair) for pair in zip(libraries, cpu_names, strict=True)],
     }
     timings: dict[str, list[Timing]] = {name: [] for name in contenders}

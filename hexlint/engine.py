@@ -62,7 +62,7 @@ class RunSettings:
     include_dirs: tuple[str, ...] = ()
     defines: tuple[str, ...] = ()
     kernel_globs: tuple[str, ...] = ()  # the fixture runner marks single-file kernel fixtures
-    jobs: int = 0  # 0: one thread per core
+    jobs: int = 0  # files parsed and libraries audited at once; 0: one per core this process may use
     fix: bool = False
     diff: bool = False
     baseline: str | None = None
@@ -318,7 +318,7 @@ def _parse_all(
                 return None
             raise InputError(str(error)) from None
 
-    jobs = settings.jobs or os.cpu_count() or 1
+    jobs = settings.jobs or usable_cores()
     if jobs <= 1 or len(paths) <= 1:
         parsed = [parse(path) for path in paths]
     else:
@@ -327,6 +327,13 @@ def _parse_all(
         with ThreadPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
             parsed = list(pool.map(parse, paths))
     return [unit for unit in parsed if unit is not None]
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (a CPU affinity mask or a container's cpuset counts), at least 1."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(len(os.sched_getaffinity(0)), 1)
+    return os.cpu_count() or 1
 
 
 def _utf8_name(path: str) -> bool:
@@ -486,7 +493,7 @@ def run_binary_rules(
         raise InputError(f"{binaries[0]}: the binary audit is not available in this hexlint build") from None
     namespace = binary_namespace(settings.binary_arguments)
     try:
-        diagnostics, report = audit_paths(list(binaries), namespace, options, tables, settings.jobs)
+        diagnostics, report = audit_paths(list(binaries), namespace, options, tables, settings.jobs or usable_cores())
     except (InputError, InternalError):
         raise
     except (OSError, ValueError) as error:

@@ -197,7 +197,8 @@ linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="li
         ["--format", "sarif"],
     ],
 )
-def test_libraries_audited_at_once_report_what_one_after_another_do(arguments):
+def test_libraries_audited_at_once_report_what_one_after_another_do(arguments, monkeypatch):
+    monkeypatch.setattr("hexlint.binary.run.PARALLEL_MIN_BYTES", 0)  # whatever the fixtures add up to
     one_after_another = run_hexlint("--jobs", "1", *arguments, *ALL_LIBRARIES)
     at_once = run_hexlint("--jobs", "2", *arguments, *ALL_LIBRARIES)
     assert one_after_another.stdout and one_after_another.status in (0, 1)

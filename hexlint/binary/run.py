@@ -2,7 +2,7 @@
 
 - `audit_paths(paths, args, options_by_code, tables=None, jobs=1) -> (diagnostics, report_text)`; in audit and strict
   modes a `tables` list receives each library's per-function table as data (`table.table_records`), for --format json;
-  `jobs`: libraries audited at once in worker processes (0: one per core; Linux, and enough bytes to pay for them).
+  `jobs`: libraries audited at once in worker processes (1: none; Linux, and enough bytes to pay for them).
   `paths`: the .so/.o files to audit; `args`: the parsed CLI namespace (see options.py for its attributes; a namespace
   from `add_binary_arguments` alone works); `options_by_code`: rule code -> options (the rules' TOML [options] with the
   config's overrides). Modes:
@@ -118,8 +118,8 @@ def audit_paths(
     tables: list[dict[str, object]] | None = None,
     jobs: int = 1,
 ) -> tuple[list[Diagnostic], str]:
-    """See the module's docstring. `jobs`: libraries audited at once, each in a process of its own (0: one per core);
-    the results are the same in any case."""
+    """See the module's docstring. `jobs`: libraries audited at once, in worker processes (1: one after another in
+    this process); the results are the same in any case."""
     options = rule_options(options_by_code, args)
     _validate_pattern(options["HX205"].get("dma_pattern", ""))
     accept = function_filter(args)  # a bad --func is a usage error before any library is read
@@ -176,19 +176,32 @@ def _library_results(
 ) -> list[LibraryResult]:
     """library_result of each path, in order: in forked worker processes when several libraries and cores are there
     and the libraries are large enough to pay for them (an audit is pure Python: threads would take turns); where
-    fork is not the safe default (macOS, Windows), one after another. A worker's error is raised here, the first
-    library's first, as one after another would."""
-    workers = min(jobs or os.cpu_count() or 1, len(paths))
+    fork is not the safe default (macOS, Windows) or cannot be had, one after another. A worker's error is raised
+    here, the first library's first, as one after another would. `jobs`: workers at most (1: none)."""
+    workers = min(jobs, len(paths))
     if workers <= 1 or not sys.platform.startswith("linux") or _total_size(paths) < PARALLEL_MIN_BYTES:
         return [library_result(path, args, options, with_table) for path in paths]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     context = multiprocessing.get_context("fork")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_leave_interrupts_to_the_parent)
+    try:
+        pool = ProcessPoolExecutor(workers, context, initializer=_worker_setup, initargs=(os.getpid(),))
+    except (OSError, NotImplementedError, ImportError):  # no POSIX semaphores here (no /dev/shm): no workers
+        return [library_result(path, args, options, with_table) for path in paths]
     try:
         count = len(paths)
         return list(pool.map(library_result, paths, [args] * count, [options] * count, [with_table] * count))
+    except BrokenProcessPool:
+        _kill_workers(pool)
+        raise ChildProcessError(
+            "a worker process auditing the libraries died (killed, or out of memory?); "
+            "--jobs 1 audits them one after another in this process"
+        ) from None
+    except BaseException:
+        _kill_workers(pool)  # the run ends here: a second Ctrl-C must find no worker left to wait for
+        raise
     finally:
         pool.shutdown(cancel_futures=True)  # after an error, the libraries not yet begun are not audited
 
@@ -205,11 +218,30 @@ def _total_size(paths: list[str]) -> int:
     return total
 
 
-def _leave_interrupts_to_the_parent() -> None:
-    """Ctrl-C reaches the whole process group: the parent alone says `hexlint: interrupted`, not every worker."""
+def _worker_setup(parent: int) -> None:
+    """Ctrl-C reaches the whole process group: the parent alone says `hexlint: interrupted`, not every worker. A
+    worker dies with its parent (killed, out of memory, a caller's timeout) instead of holding the caller's pipes."""
+    import ctypes
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the request took hold
+        os._exit(1)
+
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _kill_workers(pool: Any) -> None:
+    kill_workers = getattr(pool, "kill_workers", None)  # Python 3.14+
+    if kill_workers is not None:
+        kill_workers()
+        return
+    for process in list((pool._processes or {}).values()):  # earlier: the pool's own table of its processes
+        with contextlib.suppress(OSError):
+            process.kill()
 
 
 def _require_a_function(args: argparse.Namespace, paths: Sequence[str], functions: int) -> None:

@@ -1,0 +1,166 @@
+"""Several libraries audited at once in worker processes: how a run with workers ends when it is cut short (Ctrl-C
+twice, the parent killed, a worker killed) and when no worker can be had. Each case once hung or left processes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import run_hexlint
+
+ROOT = Path(__file__).resolve().parent.parent
+CORE_LIBRARIES = sorted(path for path in (ROOT / "fixtures" / "htp-core" / "lib").glob("*.so"))
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux only")
+
+# The CLI with Python's own Ctrl-C handler even where the test runner's shell ignores SIGINT (as CI's may).
+CLI = (
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "from hexlint.__main__ import run; sys.exit(run())"
+)
+
+
+@pytest.fixture(scope="module")
+def many_libraries(tmp_path_factory) -> list[str]:
+    """Enough copies of the core's libraries to keep two workers busy for a second or two."""
+    folder = tmp_path_factory.mktemp("libraries")
+    copies = []
+    for number in range(40):
+        for library in CORE_LIBRARIES:
+            copy = folder / f"{number}-{library.name}"
+            shutil.copyfile(library, copy)
+            copies.append(str(copy))
+    return copies
+
+
+def start_strict_run(libraries: list[str]) -> subprocess.Popen[str]:
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-c", CLI, "--jobs", "2", "--spills", "--strict", *libraries]
+    return subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+        cwd=ROOT,
+        start_new_session=True,  # a process group of its own, as a terminal's Ctrl-C reaches it
+    )
+
+
+def living_children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` and that still run (a zombie has ended)."""
+    children = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            state_and_parent = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        if int(state_and_parent[1]) == pid and state_and_parent[0] != "Z":
+            children.append(int(entry))
+    return children
+
+
+def alive(pids: list[int]) -> list[int]:
+    living = []
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            living.append(pid)
+    return living
+
+
+def wait_for(condition, seconds: float = 10.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.01)
+    return condition()
+
+
+def test_ctrl_c_twice_ends_the_run_at_once_with_no_worker_left(many_libraries):
+    run = start_strict_run(many_libraries)
+    workers = wait_for(lambda: living_children(run.pid))
+    assert workers, "no worker started"
+    os.killpg(run.pid, signal.SIGINT)
+    time.sleep(0.05)
+    os.killpg(run.pid, signal.SIGINT)
+    _, stderr = run.communicate(timeout=30)  # it hung here, waiting for workers that ignore Ctrl-C
+    assert run.returncode in (130, -signal.SIGINT)  # the second press may land while Python exits
+    assert stderr == "hexlint: interrupted\n"
+    assert not wait_for(lambda: not alive(workers), 5) or not alive(workers)
+
+
+def test_workers_die_with_a_killed_parent(many_libraries):
+    run = start_strict_run(many_libraries)
+    workers = wait_for(lambda: living_children(run.pid))
+    assert workers, "no worker started"
+    run.kill()  # as an out-of-memory killer or a caller's timeout does: the parent alone
+    run.communicate(timeout=30)
+    assert wait_for(lambda: not alive(workers), 10), f"workers {alive(workers)} outlived their parent"
+
+
+def test_a_killed_worker_is_a_one_line_error(many_libraries):
+    run = start_strict_run(many_libraries)
+    workers = wait_for(lambda: living_children(run.pid))
+    assert workers, "no worker started"
+    os.kill(workers[0], signal.SIGKILL)
+    _, stderr = run.communicate(timeout=30)
+    assert run.returncode == 2
+    assert stderr.count("\n") == 1 and "worker process" in stderr and "--jobs 1" in stderr
+    assert wait_for(lambda: not alive(workers), 5)
+
+
+def test_without_workers_to_be_had_the_libraries_are_audited_one_after_another(monkeypatch):
+    libraries = [str(path) for path in CORE_LIBRARIES]
+    one_after_another = run_hexlint("--jobs", "1", "--spills", "--strict", *libraries)
+
+    def no_semaphores(*arguments, **keywords):
+        raise PermissionError(13, "Permission denied")  # what a machine without /dev/shm says
+
+    monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", no_semaphores)
+    monkeypatch.setattr("hexlint.binary.run.PARALLEL_MIN_BYTES", 0)
+    at_once = run_hexlint("--jobs", "2", "--spills", "--strict", *libraries)
+    assert one_after_another.stdout
+    assert (at_once.status, at_once.stdout, at_once.stderr) == (
+        one_after_another.status,
+        one_after_another.stdout,
+        one_after_another.stderr,
+    )
+
+
+def test_a_worker_ignores_ctrl_c_and_is_killed_with_its_parent():
+    """What the worker set-up asks of the kernel, read back in a forked child: the parent's death signal (else a
+    worker busy with a large library outlives a killed parent and holds the caller's pipes)."""
+    import ctypes
+
+    from hexlint.binary.run import _worker_setup
+
+    reader, writer = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child reports through the pipe
+        try:
+            _worker_setup(os.getppid())
+            death_signal = ctypes.c_int(0)
+            ctypes.CDLL(None, use_errno=True).prctl(2, ctypes.byref(death_signal))  # PR_GET_PDEATHSIG
+            ignores_ctrl_c = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            os.write(writer, f"{death_signal.value} {ignores_ctrl_c}".encode())
+        finally:
+            os._exit(0)
+    os.close(writer)
+    report = os.read(reader, 100).decode()
+    os.close(reader)
+    os.waitpid(child, 0)
+    assert report == f"{int(signal.SIGKILL)} True"
