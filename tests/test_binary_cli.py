@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -230,6 +231,16 @@ def test_several_libraries_are_audited_in_worker_processes(monkeypatch):
     assert len(processes("2")) in (1, 2) and str(os.getpid()) not in processes("2")
     monkeypatch.setattr(binary_run, "PARALLEL_MIN_BYTES", sum(Path(path).stat().st_size for path in ALL_LIBRARIES) + 1)
     assert processes("2") == {str(os.getpid())}  # too little to audit to pay for the workers
+    monkeypatch.setattr(binary_run, "PARALLEL_MIN_BYTES", 0)
+    stop = threading.Event()
+    other_thread = threading.Thread(target=stop.wait)
+    other_thread.start()
+    try:
+        assert processes("2") == {str(os.getpid())}  # never forks a process running other threads
+    finally:
+        stop.set()
+        other_thread.join()
+    assert str(os.getpid()) not in processes("2")
 
 
 def test_a_bad_library_among_several_is_the_same_one_line_error(tmp_path, monkeypatch):

@@ -176,10 +176,19 @@ def _library_results(
 ) -> list[LibraryResult]:
     """library_result of each path, in order: in forked worker processes when several libraries and cores are there
     and the libraries are large enough to pay for them (an audit is pure Python: threads would take turns); where
-    fork is not the safe default (macOS, Windows) or cannot be had, one after another. A worker's error is raised
-    here, the first library's first, as one after another would. `jobs`: workers at most (1: none)."""
+    fork is not the safe default (macOS, Windows) or cannot be had, one after another. A process running other
+    threads (a host calling hexlint.engine.lint) is never forked: a lock one of them held would stay locked in the
+    worker. A worker's error is raised here, the first library's first, as one after another would. `jobs`: workers
+    at most (1: none)."""
+    import threading
+
     workers = min(jobs, len(paths))
-    if workers <= 1 or not sys.platform.startswith("linux") or _total_size(paths) < PARALLEL_MIN_BYTES:
+    if (
+        workers <= 1
+        or not sys.platform.startswith("linux")
+        or threading.active_count() > 1
+        or _total_size(paths) < PARALLEL_MIN_BYTES
+    ):
         return [library_result(path, args, options, with_table) for path in paths]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
