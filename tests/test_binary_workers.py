@@ -123,14 +123,21 @@ def test_a_killed_worker_is_a_one_line_error(many_libraries):
     assert wait_for(lambda: not alive(workers), 5)
 
 
-def test_without_workers_to_be_had_the_libraries_are_audited_one_after_another(monkeypatch):
+@pytest.mark.parametrize("what_fails", ["semaphores", "fork"])
+def test_without_workers_to_be_had_the_libraries_are_audited_one_after_another(monkeypatch, what_fails):
     libraries = [str(path) for path in CORE_LIBRARIES]
     one_after_another = run_hexlint("--jobs", "1", "--spills", "--strict", *libraries)
 
     def no_semaphores(*arguments, **keywords):
         raise PermissionError(13, "Permission denied")  # what a machine without /dev/shm says
 
-    monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", no_semaphores)
+    def no_fork():
+        raise BlockingIOError(11, "Resource temporarily unavailable")  # too many processes
+
+    if what_fails == "semaphores":
+        monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", no_semaphores)
+    else:
+        monkeypatch.setattr(os, "fork", no_fork)
     monkeypatch.setattr("hexlint.binary.run.PARALLEL_MIN_BYTES", 0)
     at_once = run_hexlint("--jobs", "2", "--spills", "--strict", *libraries)
     assert one_after_another.stdout

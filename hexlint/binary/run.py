@@ -26,6 +26,7 @@ import argparse
 import contextlib
 import os
 import re
+import signal
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -201,13 +202,23 @@ def _library_results(
         return [library_result(path, args, options, with_table) for path in paths]
     try:
         count = len(paths)
-        return list(pool.map(library_result, paths, [args] * count, [options] * count, [with_table] * count))
+        # The workers are forked as the tasks are handed out: with Ctrl-C held back until each has set it aside
+        # (_worker_setup), so that one pressed then interrupts this process alone, once they are all there.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            results = pool.map(library_result, paths, [args] * count, [options] * count, [with_table] * count)
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        return list(results)
     except BrokenProcessPool:
         _kill_workers(pool)
         raise ChildProcessError(
             "a worker process auditing the libraries died (killed, or out of memory?); "
             "--jobs 1 audits them one after another in this process"
         ) from None
+    except OSError:  # no process to be had (fork: too many processes, no memory): this one does it all
+        _kill_workers(pool)
+        return [library_result(path, args, options, with_table) for path in paths]
     except BaseException:
         _kill_workers(pool)  # the run ends here: a second Ctrl-C must find no worker left to wait for
         raise
@@ -231,9 +242,9 @@ def _worker_setup(parent: int) -> None:
     """Ctrl-C reaches the whole process group: the parent alone says `hexlint: interrupted`, not every worker. A
     worker dies with its parent (killed, out of memory, a caller's timeout) instead of holding the caller's pipes."""
     import ctypes
-    import signal
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C held back since the fork is dropped here
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:  # the parent died before the request took hold
