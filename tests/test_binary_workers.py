@@ -90,23 +90,43 @@ def wait_for(condition, seconds: float = 10.0):
     return condition()
 
 
+def running_workers(run: subprocess.Popen[str]) -> list[int]:
+    """Both workers of `run`, once each has set itself up (ignores Ctrl-C: SIGINT in SigIgn of its status)."""
+
+    def set_up() -> list[int]:
+        workers = living_children(run.pid)
+        return workers if len(workers) == 2 and all(map(_ignores_ctrl_c, workers)) else []
+
+    workers = wait_for(set_up)
+    assert workers, "the two workers did not start"
+    return workers
+
+
+def _ignores_ctrl_c(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    ignored = next(line.split()[1] for line in status.splitlines() if line.startswith("SigIgn:"))
+    return bool(int(ignored, 16) & 1 << (signal.SIGINT - 1))
+
+
 def test_ctrl_c_twice_ends_the_run_at_once_with_no_worker_left(many_libraries):
     run = start_strict_run(many_libraries)
-    workers = wait_for(lambda: living_children(run.pid))
-    assert workers, "no worker started"
+    workers = running_workers(run)
     os.killpg(run.pid, signal.SIGINT)
     time.sleep(0.05)
     os.killpg(run.pid, signal.SIGINT)
     _, stderr = run.communicate(timeout=30)  # it hung here, waiting for workers that ignore Ctrl-C
     assert run.returncode in (130, -signal.SIGINT)  # the second press may land while Python exits
     assert stderr == "hexlint: interrupted\n"
-    assert not wait_for(lambda: not alive(workers), 5) or not alive(workers)
+    assert wait_for(lambda: not alive(workers), 5), f"workers {alive(workers)} outlived the run"
 
 
 def test_workers_die_with_a_killed_parent(many_libraries):
     run = start_strict_run(many_libraries)
-    workers = wait_for(lambda: living_children(run.pid))
-    assert workers, "no worker started"
+    workers = running_workers(run)  # past the set-up's own check of its parent: only the kernel can end them now
+    time.sleep(0.1)  # each is busy with a library
     run.kill()  # as an out-of-memory killer or a caller's timeout does: the parent alone
     run.communicate(timeout=30)
     assert wait_for(lambda: not alive(workers), 10), f"workers {alive(workers)} outlived their parent"
@@ -114,8 +134,7 @@ def test_workers_die_with_a_killed_parent(many_libraries):
 
 def test_a_killed_worker_is_a_one_line_error(many_libraries):
     run = start_strict_run(many_libraries)
-    workers = wait_for(lambda: living_children(run.pid))
-    assert workers, "no worker started"
+    workers = running_workers(run)
     os.kill(workers[0], signal.SIGKILL)
     _, stderr = run.communicate(timeout=30)
     assert run.returncode == 2

@@ -181,13 +181,11 @@ def _library_results(
     threads (a host calling hexlint.engine.lint) is never forked: a lock one of them held would stay locked in the
     worker. A worker's error is raised here, the first library's first, as one after another would. `jobs`: workers
     at most (1: none)."""
-    import threading
-
     workers = min(jobs, len(paths))
     if (
         workers <= 1
         or not sys.platform.startswith("linux")
-        or threading.active_count() > 1
+        or not _single_threaded()
         or _total_size(paths) < PARALLEL_MIN_BYTES
     ):
         return [library_result(path, args, options, with_table) for path in paths]
@@ -201,29 +199,35 @@ def _library_results(
     except (OSError, NotImplementedError, ImportError):  # no POSIX semaphores here (no /dev/shm): no workers
         return [library_result(path, args, options, with_table) for path in paths]
     try:
-        count = len(paths)
         # The workers are forked as the tasks are handed out: with Ctrl-C held back until each has set it aside
-        # (_worker_setup), so that one pressed then interrupts this process alone, once they are all there.
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        # (_worker_setup), so that one pressed then interrupts this process alone, once they are all there. A mask
+        # the caller had stays as it was.
+        already_blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, ())
         try:
-            results = pool.map(library_result, paths, [args] * count, [options] * count, [with_table] * count)
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # may raise a Ctrl-C pending until now
+            futures = [pool.submit(library_result, path, args, options, with_table) for path in paths]
+        except OSError:  # no process to be had (fork: too many processes, no memory)
+            futures = None
         finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-        return list(results)
+            if not already_blocked:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        if futures is None:
+            _kill_workers(pool)
+            return [library_result(path, args, options, with_table) for path in paths]  # this process does it all
+        return [future.result() for future in futures]
     except BrokenProcessPool:
         _kill_workers(pool)
         raise ChildProcessError(
             "a worker process auditing the libraries died (killed, or out of memory?); "
             "--jobs 1 audits them one after another in this process"
         ) from None
-    except OSError:  # no process to be had (fork: too many processes, no memory): this one does it all
-        _kill_workers(pool)
-        return [library_result(path, args, options, with_table) for path in paths]
     except BaseException:
         _kill_workers(pool)  # the run ends here: a second Ctrl-C must find no worker left to wait for
         raise
     finally:
-        pool.shutdown(cancel_futures=True)  # after an error, the libraries not yet begun are not audited
+        # Never a cancelled future (Executor.map cancels its own on an error): the pool's thread, finding the workers
+        # killed, would set an exception on it and print the InvalidStateError it gets (Python 3.11).
+        pool.shutdown()
 
 
 # Starting the worker processes costs ~25 ms: below this many bytes of libraries (~100 ms of audit) it does not pay.
@@ -238,14 +242,23 @@ def _total_size(paths: list[str]) -> int:
     return total
 
 
+def _single_threaded() -> bool:
+    """No other Python thread runs in this process. Threads a native library started unseen are not counted: the
+    kernel's count (/proc/self/task) still lists a thread Python has just joined (the parse pool of this very run),
+    which would turn the workers off at random."""
+    import threading
+
+    return threading.active_count() == 1
+
+
 def _worker_setup(parent: int) -> None:
     """Ctrl-C reaches the whole process group: the parent alone says `hexlint: interrupted`, not every worker. A
     worker dies with its parent (killed, out of memory, a caller's timeout) instead of holding the caller's pipes."""
-    import ctypes
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C held back since the fork is dropped here
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    with contextlib.suppress(OSError, AttributeError):
+    with contextlib.suppress(ImportError, OSError, AttributeError):  # a Python without ctypes, a libc without prctl
+        import ctypes
+
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:  # the parent died before the request took hold
         os._exit(1)
@@ -259,9 +272,12 @@ def _kill_workers(pool: Any) -> None:
     if kill_workers is not None:
         kill_workers()
         return
-    for process in list((pool._processes or {}).values()):  # earlier: the pool's own table of its processes
+    processes = list((pool._processes or {}).values())  # earlier: the pool's own table of its processes
+    for process in processes:
         with contextlib.suppress(OSError):
             process.kill()
+    for process in processes:
+        process.join(1)  # reaped now, not left a zombie until this process exits
 
 
 def _require_a_function(args: argparse.Namespace, paths: Sequence[str], functions: int) -> None:
