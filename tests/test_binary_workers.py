@@ -3,6 +3,7 @@ twice, the parent killed, a worker killed) and when no worker can be had. Each c
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -39,18 +40,32 @@ def many_libraries(tmp_path_factory) -> list[str]:
     return copies
 
 
-def start_strict_run(libraries: list[str]) -> subprocess.Popen[str]:
-    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-c", CLI, "--jobs", "2", "--spills", "--strict", *libraries]
-    return subprocess.Popen(
-        command,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=environment,
-        cwd=ROOT,
-        start_new_session=True,  # a process group of its own, as a terminal's Ctrl-C reaches it
-    )
+@pytest.fixture
+def start_strict_run(many_libraries):
+    """Starts `hexlint --jobs 2 --spills --strict` on many libraries; a run a failed test left going is killed."""
+    runs: list[subprocess.Popen[str]] = []
+
+    def start() -> subprocess.Popen[str]:
+        environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+        command = [sys.executable, "-c", CLI, "--jobs", "2", "--spills", "--strict", *many_libraries]
+        run = subprocess.Popen(
+            command,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=environment,
+            cwd=ROOT,
+            start_new_session=True,  # a process group of its own, as a terminal's Ctrl-C reaches it
+        )
+        runs.append(run)
+        return run
+
+    yield start
+    for run in runs:
+        if run.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(run.pid, signal.SIGKILL)
+            run.communicate()
 
 
 def living_children(pid: int) -> list[int]:
@@ -111,8 +126,8 @@ def _ignores_ctrl_c(pid: int) -> bool:
     return bool(int(ignored, 16) & 1 << (signal.SIGINT - 1))
 
 
-def test_ctrl_c_twice_ends_the_run_at_once_with_no_worker_left(many_libraries):
-    run = start_strict_run(many_libraries)
+def test_ctrl_c_twice_ends_the_run_at_once_with_no_worker_left(start_strict_run):
+    run = start_strict_run()
     workers = running_workers(run)
     os.killpg(run.pid, signal.SIGINT)
     time.sleep(0.05)
@@ -123,8 +138,8 @@ def test_ctrl_c_twice_ends_the_run_at_once_with_no_worker_left(many_libraries):
     assert wait_for(lambda: not alive(workers), 5), f"workers {alive(workers)} outlived the run"
 
 
-def test_workers_die_with_a_killed_parent(many_libraries):
-    run = start_strict_run(many_libraries)
+def test_workers_die_with_a_killed_parent(start_strict_run):
+    run = start_strict_run()
     workers = running_workers(run)  # past the set-up's own check of its parent: only the kernel can end them now
     time.sleep(0.1)  # each is busy with a library
     run.kill()  # as an out-of-memory killer or a caller's timeout does: the parent alone
@@ -132,8 +147,8 @@ def test_workers_die_with_a_killed_parent(many_libraries):
     assert wait_for(lambda: not alive(workers), 10), f"workers {alive(workers)} outlived their parent"
 
 
-def test_a_killed_worker_is_a_one_line_error(many_libraries):
-    run = start_strict_run(many_libraries)
+def test_a_killed_worker_is_a_one_line_error(start_strict_run):
+    run = start_strict_run()
     workers = running_workers(run)
     os.kill(workers[0], signal.SIGKILL)
     _, stderr = run.communicate(timeout=30)
