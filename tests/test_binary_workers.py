@@ -1,5 +1,6 @@
 """Several libraries audited at once in worker processes: how a run with workers ends when it is cut short (Ctrl-C
-twice, the parent killed, a worker killed) and when no worker can be had. Each case once hung or left processes."""
+again and again, the parent killed, a worker killed) and when no worker can be had. Each case once hung, left
+processes or printed tracebacks."""
 
 from __future__ import annotations
 
@@ -42,12 +43,12 @@ def many_libraries(tmp_path_factory) -> list[str]:
 
 @pytest.fixture
 def start_strict_run(many_libraries):
-    """Starts `hexlint --jobs 2 --spills --strict` on many libraries; a run a failed test left going is killed."""
+    """Starts `hexlint --jobs N --spills --strict` on many libraries; a run a failed test left going is killed."""
     runs: list[subprocess.Popen[str]] = []
 
-    def start() -> subprocess.Popen[str]:
+    def start(jobs: str = "2") -> subprocess.Popen[str]:
         environment = {**os.environ, "PYTHONPATH": str(ROOT)}
-        command = [sys.executable, "-c", CLI, "--jobs", "2", "--spills", "--strict", *many_libraries]
+        command = [sys.executable, "-c", CLI, "--jobs", jobs, "--spills", "--strict", *many_libraries]
         run = subprocess.Popen(
             command,
             stdout=subprocess.DEVNULL,
@@ -126,16 +127,30 @@ def _ignores_ctrl_c(pid: int) -> bool:
     return bool(int(ignored, 16) & 1 << (signal.SIGINT - 1))
 
 
-def test_ctrl_c_twice_ends_the_run_at_once_with_no_worker_left(start_strict_run):
+def press_ctrl_c(run: subprocess.Popen[str], presses: int, gap: float) -> None:
+    for _ in range(presses):
+        os.killpg(run.pid, signal.SIGINT)  # the whole group, as a terminal does
+        time.sleep(gap)
+
+
+@pytest.mark.parametrize(("presses", "gap"), [(2, 0.05), (3, 0.005)])
+def test_ctrl_c_again_and_again_ends_the_run_at_once_with_no_worker_left(start_strict_run, presses, gap):
     run = start_strict_run()
     workers = running_workers(run)
-    os.killpg(run.pid, signal.SIGINT)
-    time.sleep(0.05)
-    os.killpg(run.pid, signal.SIGINT)
+    press_ctrl_c(run, presses, gap)
     _, stderr = run.communicate(timeout=30)  # it hung here, waiting for workers that ignore Ctrl-C
-    assert run.returncode in (130, -signal.SIGINT)  # the second press may land while Python exits
-    assert stderr == "hexlint: interrupted\n"
+    # the later presses land while the run ends: they are ignored, where they printed tracebacks
+    assert (run.returncode, stderr) == (130, "hexlint: interrupted\n")
     assert wait_for(lambda: not alive(workers), 5), f"workers {alive(workers)} outlived the run"
+
+
+def test_ctrl_c_again_and_again_without_workers(start_strict_run):
+    run = start_strict_run("1")
+    time.sleep(0.5)
+    assert run.poll() is None, "the run ended before it could be interrupted"
+    press_ctrl_c(run, 3, 0.005)
+    _, stderr = run.communicate(timeout=30)
+    assert (run.returncode, stderr) == (130, "hexlint: interrupted\n")
 
 
 def test_workers_die_with_a_killed_parent(start_strict_run):
