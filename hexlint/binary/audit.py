@@ -785,16 +785,12 @@ def _block_accesses(
     state: dict[str, Derived],
     seeds: set[int],
     loop: int | None,
-    instructions_of: Callable[[int], Sequence[WordEntry]] | None = None,
 ) -> list[StackAccess]:
-    """The stack accesses of block `number`. `instructions_of(index)`: (address, field dict) of the instructions of
-    packet `index` that may write a register, access memory or call (the others change nothing here); None: every
-    instruction of cfg.packets[index]."""
+    """The stack accesses of block `number`, walking every instruction of its packets (the reference walk)."""
     accesses = []
     addresses = cfg.packet_addresses
     for index in range(cfg.block_first_packets[number], cfg.block_last_packets[number] + 1):
-        packet = cfg.packets[index]
-        instructions = _word_entries(packet.instructions) if instructions_of is None else instructions_of(index)
+        instructions = _word_entries(cfg.packets[index].instructions)
         if not instructions:
             continue
         for address, fields in instructions:
@@ -815,7 +811,9 @@ def _stack_accesses_from_facts(
     """`_stack_accesses` without walking every instruction again: the r29/r30-based accesses are the ones the
     instruction pass already found; the data flow adds the accesses through a derived register, with the state it
     had before each packet (an access with the same address and text is always of the same kind: the order after
-    sorting is the reference's). `instructions_of`: see _block_accesses."""
+    sorting is the reference's). `instructions_of(index)`: (address, field dict) of the instructions of packet `index`
+    that may write a register, access memory or call (the others change nothing here); None: every instruction of
+    cfg.packets[index]."""
     addresses = cfg.packet_addresses
     accesses = _direct_accesses(facts.direct, addresses, loop_of)
     if facts.seeds:
