@@ -181,6 +181,10 @@ def _library_results(
     threads (a host calling hexlint.engine.lint) is never forked: a lock one of them held would stay locked in the
     worker. A worker's error is raised here, the first library's first, as one after another would. `jobs`: workers
     at most (1: none)."""
+
+    def one_after_another() -> list[LibraryResult]:
+        return [library_result(path, args, options, with_table) for path in paths]
+
     workers = min(jobs, len(paths))
     if (
         workers <= 1
@@ -188,7 +192,7 @@ def _library_results(
         or not _single_threaded()
         or _total_size(paths) < PARALLEL_MIN_BYTES
     ):
-        return [library_result(path, args, options, with_table) for path in paths]
+        return one_after_another()
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
@@ -197,7 +201,7 @@ def _library_results(
     try:
         pool = ProcessPoolExecutor(workers, context, initializer=_worker_setup, initargs=(os.getpid(),))
     except (OSError, NotImplementedError, ImportError):  # no POSIX semaphores here (no /dev/shm): no workers
-        return [library_result(path, args, options, with_table) for path in paths]
+        return one_after_another()
     try:
         # The workers are forked as the tasks are handed out: with Ctrl-C held back until each has set it aside
         # (_worker_setup), so that one pressed then interrupts this process alone, once they are all there. A mask
@@ -213,7 +217,7 @@ def _library_results(
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         if futures is None:
             _kill_workers(pool)
-            return [library_result(path, args, options, with_table) for path in paths]  # this process does it all
+            return one_after_another()  # this process does it all
         return [future.result() for future in futures]
     except BrokenProcessPool:
         _kill_workers(pool)
