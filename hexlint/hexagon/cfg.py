@@ -884,13 +884,12 @@ def _nest_reducible(bodies: dict[int, set[int]], self_loops: list[int]) -> tuple
     depths: dict[int, int] = {}
     innermost: dict[int, int] = {}  # loop header -> the innermost loop seen so far holding it
     headers = bodies.keys() | self_loops
-    for header in sorted(bodies, key=lambda header: (-len(bodies[header]), header)):
+    larger_first = sorted(bodies, key=lambda header: (-len(bodies[header]), header))
+    for header in chain(larger_first, self_loops):
         parent = innermost.get(header)
         parents[header] = parent
         depths[header] = depths[parent] + 1 if parent is not None else 1
-        innermost.update(dict.fromkeys(bodies[header] & headers, header))
-    for header in self_loops:
-        parent = innermost.get(header)
-        parents[header] = parent
-        depths[header] = depths[parent] + 1 if parent is not None else 1
+        body = bodies.get(header)
+        if body is not None:  # a self-loop holds no other loop
+            innermost.update(dict.fromkeys(body & headers, header))
     return parents, depths
