@@ -427,6 +427,7 @@ def run_source_rules(
     wants_parse = any(rule.kind == "source" or rule.code == PARSE_ERROR for rule in rules)
     if not sources or not wants_parse:
         return []
+    from hexlint.backend.model import model_of
     from hexlint.c.index import Project, build_project, project_headers_included
 
     parse_settings = _parse_settings(config, settings)
@@ -456,7 +457,8 @@ def run_source_rules(
     project = build_project([*units, *context_units], project_files)
     own = project if not context_units else Project([unit for unit in project.units if unit.indexed_files & in_run])
     for rule in source_rules:
-        subject = project if rule.scope == "project" else own
+        # Every rule of one scope queries the same backend model: each fact is computed once per run.
+        subject = model_of(project if rule.scope == "project" else own)
         found.extend(
             diagnostic
             for diagnostic in _call_check(rule, subject, options[rule.code], "project")

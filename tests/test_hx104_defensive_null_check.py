@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hexlint import registry
+from hexlint.backend.model import model_of
 from hexlint.c import index, parse
 from hexlint.checks import hx104_defensive_null_check
 from hexlint.checks.hx104_defensive_null_check import NullCheckSettings
@@ -25,7 +26,7 @@ def findings(tmp_path: Path, body: str, name: str = "op.c", **overrides: object)
     project = index.build_project([unit], [str(path)])
     rule = registry.find_rule("HX104")
     assert rule is not None
-    return list(hx104_defensive_null_check.check(project, {**rule.options, **overrides}))
+    return list(hx104_defensive_null_check.check(model_of(project), {**rule.options, **overrides}))
 
 
 def test_assertion_message_names_the_macro_and_the_pointer(tmp_path: Path) -> None:

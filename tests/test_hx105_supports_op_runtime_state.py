@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hexlint import registry
+from hexlint.backend.model import model_of
 from hexlint.c import index, parse
 from hexlint.checks import hx105_supports_op_runtime_state
 
@@ -39,7 +40,7 @@ def findings(tmp_path: Path, source: str = SOURCE, role: str = parse.HOST, **ove
     project = index.build_project([unit], [str(path)])
     rule = registry.find_rule("HX105")
     assert rule is not None
-    return list(hx105_supports_op_runtime_state.check(project, {**rule.options, **overrides}))
+    return list(hx105_supports_op_runtime_state.check(model_of(project), {**rule.options, **overrides}))
 
 
 def test_chain_from_supports_op_with_a_related_location_per_hop(tmp_path: Path) -> None:

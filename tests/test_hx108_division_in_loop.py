@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from hexlint import registry
+from hexlint.backend.loops import loop_shape, written_in
+from hexlint.backend.model import model_of
 from hexlint.c import index, parse
 from hexlint.checks import hx108_division_in_loop
-from hexlint.checks._c_helpers import loop_shape, written_in
 
 
 def findings(tmp_path: Path, source: str, **overrides: object) -> list:
@@ -20,7 +21,7 @@ def findings(tmp_path: Path, source: str, **overrides: object) -> list:
     project = index.build_project([unit], [str(path)])
     rule = registry.find_rule("HX108")
     assert rule is not None
-    return list(hx108_division_in_loop.check(project, {**rule.options, **overrides}))
+    return list(hx108_division_in_loop.check(model_of(project), {**rule.options, **overrides}))
 
 
 @pytest.mark.parametrize(
@@ -118,4 +119,4 @@ def test_host_code_is_not_checked(tmp_path: Path) -> None:
     )
     unit = parse.parse_unit(str(path), parse.HOST, parse.ParseSettings())
     project = index.build_project([unit], [str(path)])
-    assert list(hx108_division_in_loop.check(project, registry.find_rule("HX108").options)) == []
+    assert list(hx108_division_in_loop.check(model_of(project), registry.find_rule("HX108").options)) == []

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from conftest import run_hexlint
 
+from hexlint.backend import kernel_params as kp
+from hexlint.backend.model import model_of
 from hexlint.c.index import Project, build_project
 from hexlint.c.parse import ParseSettings, classify, parse_unit
-from hexlint.checks import _kernel_params as kp
 from hexlint.checks import hx101_kernel_params_unread, hx102_kernel_params_unwritten, hx103_kernel_params_recomputed
 from hexlint.registry import find_rule
 
@@ -171,8 +172,8 @@ def test_struct_pattern_is_configuration(tmp_path: Path) -> None:
     host = '#include "htp/x.h"\nvoid prep(struct npu_x_args * a) { a->n_threads = 1; a->ne[0] = 2; }\n'
     kernel = '#include "x.h"\nint op_x(const struct npu_x_args * a) { return (int) a->n_threads; }\n'
     project = project_of(tmp_path, {"htp/x.h": header, "host.cpp": host, "htp/k.c": kernel})
-    assert not list(hx101_kernel_params_unread.check(project, {}))
-    findings = list(hx101_kernel_params_unread.check(project, {"struct_pattern": r"^npu_\w+_args$"}))
+    assert not list(hx101_kernel_params_unread.check(model_of(project), {}))
+    findings = list(hx101_kernel_params_unread.check(model_of(project), {"struct_pattern": r"^npu_\w+_args$"}))
     assert [(finding.span.line, "`ne`" in finding.message) for finding in findings] == [(2, True)]
 
 
@@ -197,8 +198,8 @@ def test_findings_name_the_field_the_ops_and_the_declaration(tmp_path: Path) -> 
     }
     """
     project = project_of(tmp_path, {"htp/x.h": HEADER, "host.cpp": host, "htp/k.c": kernel})
-    unread = list(hx101_kernel_params_unread.check(project, find_rule("HX101").options))
-    unwritten = list(hx102_kernel_params_unwritten.check(project, find_rule("HX102").options))
+    unread = list(hx101_kernel_params_unread.check(model_of(project), find_rule("HX101").options))
+    unwritten = list(hx102_kernel_params_unwritten.check(model_of(project), find_rule("HX102").options))
     assert [finding.span.line for finding in unread] == [6]
     assert "`u.hmx.rows`" in unread[0].message and "HTP_OP_ADD" in unread[0].message
     assert unread[0].related[0].span.path.endswith("x.h") and unread[0].related[0].span.line == 10
@@ -217,9 +218,9 @@ def test_runtime_fields_are_configuration(tmp_path: Path) -> None:
     }
     """
     project = project_of(tmp_path, {"htp/x.h": HEADER, "htp/k.c": kernel})
-    assert not list(hx103_kernel_params_recomputed.check(project, find_rule("HX103").options))
+    assert not list(hx103_kernel_params_recomputed.check(model_of(project), find_rule("HX103").options))
     options = {"runtime_fields": [{"runtime": "pool->workers", "field": "n_threads"}]}
-    findings = list(hx103_kernel_params_recomputed.check(project, options))
+    findings = list(hx103_kernel_params_recomputed.check(model_of(project), options))
     assert len(findings) == 1 and "`kparams->n_threads`" in findings[0].message and findings[0].span.line == 6
 
 
@@ -237,8 +238,8 @@ def test_a_broken_host_file_and_non_utf8_kernel_still_give_facts(tmp_path: Path)
     facts = kp.gather(project, {})
     assert {write.path for write in facts.host_writes} == {"ne"}
     assert [(read.path, read.function) for read in facts.kernel_reads] == [("ne", "op_x")]
-    assert not list(hx101_kernel_params_unread.check(project, {}))
-    assert not list(hx102_kernel_params_unwritten.check(project, {}))
+    assert not list(hx101_kernel_params_unread.check(model_of(project), {}))
+    assert not list(hx102_kernel_params_unwritten.check(model_of(project), {}))
 
 
 @pytest.mark.parametrize("case", ["unread_field", "op_specific_write"])

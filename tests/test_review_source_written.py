@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hexlint.checks._c_helpers import assignment_count, written_in
+from hexlint.backend.loops import assignment_count, written_in
 
 
 @pytest.mark.parametrize(

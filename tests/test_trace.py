@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from hexlint.backend import trace as _trace
+from hexlint.backend.model import model_of
 from hexlint.c.index import Project, build_project
 from hexlint.c.parse import ParseSettings, classify, parse_unit
-from hexlint.checks import _trace, hx106_trace_missing, hx107_trace_unbalanced
+from hexlint.checks import hx106_trace_missing, hx107_trace_unbalanced
 from hexlint.registry import find_rule
 
 PRELUDE = """
@@ -38,7 +40,9 @@ def line_of(tmp_path: Path, needle: str) -> int:
 
 
 def unbalanced(project: Project, options: dict | None = None) -> list[tuple[int, str]]:
-    findings = hx107_trace_unbalanced.check(project, find_rule("HX107").options if options is None else options)
+    findings = hx107_trace_unbalanced.check(
+        model_of(project), find_rule("HX107").options if options is None else options
+    )
     return sorted((finding.span.line, finding.message.split(" ")[0]) for finding in findings)
 
 
@@ -137,7 +141,7 @@ def test_trace_function_names_are_configuration(tmp_path: Path) -> None:
     )
     assert unbalanced(project) == []
     options = {"start_functions": ["my_begin"], "stop_functions": ["my_end"], "event_argument": 0}
-    findings = list(hx107_trace_unbalanced.check(project, options))
+    findings = list(hx107_trace_unbalanced.check(model_of(project), options))
     assert [finding.span.line for finding in findings] == [line_of(tmp_path, "my_begin(7)")]
     assert "the return at line" in findings[0].message
     assert findings[0].related[0].span.line == line_of(tmp_path, "return;")
@@ -156,7 +160,7 @@ def test_split_arguments_keeps_nested_commas(text: bytes, expected: list[str]) -
 
 
 def coverage(project: Project, options: dict | None = None) -> list[str]:
-    findings = hx106_trace_missing.check(project, find_rule("HX106").options if options is None else options)
+    findings = hx106_trace_missing.check(model_of(project), find_rule("HX106").options if options is None else options)
     return sorted(finding.message.split("`")[1] for finding in findings)
 
 

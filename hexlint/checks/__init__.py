@@ -2,7 +2,7 @@
 
 Signatures by rule kind (the kind is declared in the rule's document in rules/):
 - text:   check(source: hexlint.core.Source, options: Mapping[str, Any]) -> Iterator[Diagnostic]
-- source: check(project: hexlint.c.index.Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]
+- source: check(model: hexlint.backend.model.BackendModel, options: Mapping[str, Any]) -> Iterator[Diagnostic]
 - binary: check(audit: hexlint.binary.audit.LibraryAudit, options: Mapping[str, Any]) -> Iterator[Diagnostic]
 - tool:   no check function; the engine itself emits these (HX001 unused suppression, HX002 parse error, ...).
 """

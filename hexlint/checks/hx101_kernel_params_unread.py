@@ -6,25 +6,16 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from hexlint.c.index import Project
-from hexlint.checks._kernel_params import (
-    FieldAccess,
-    KernelParamsFacts,
-    describe_ops,
-    first_per_function,
-    for_ops,
-    gather,
-    make_diagnostic,
-    ops_overlap,
-    path_covers,
-)
+from hexlint.backend.kernel_params import FieldAccess, KernelParamsFacts, first_per_function, ops_overlap, path_covers
+from hexlint.backend.model import BackendModel
+from hexlint.checks._c_helpers import access_diagnostic, describe_ops, for_ops
 from hexlint.core import Diagnostic, Related
 
 CODE = "HX101"
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
-    facts = gather(project, options)
+def check(model: BackendModel, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
+    facts = model.kernel_params(options)
     reads_by_struct: dict[str, list[FieldAccess]] = defaultdict(list)
     for read in facts.kernel_reads:
         reads_by_struct[read.struct].append(read)
@@ -57,7 +48,7 @@ def _finding(
     related = [Related(field.span, f"`{write.path}` is declared here") for field in _declaration(write, facts)]
     related += [Related(other.span, "also written here, also unread") for other in group[1:4]]
     related += [Related(read.span, f"read here for {describe_ops(read.ops)}") for read in other_reads[:1]]
-    return make_diagnostic(CODE, message, write, tuple(related))
+    return access_diagnostic(CODE, message, write, tuple(related))
 
 
 def _declaration(access: FieldAccess, facts: KernelParamsFacts) -> list[Any]:

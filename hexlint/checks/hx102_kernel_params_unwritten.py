@@ -6,25 +6,16 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from hexlint.c.index import Project
-from hexlint.checks._kernel_params import (
-    FieldAccess,
-    KernelParamsFacts,
-    describe_ops,
-    first_per_function,
-    for_ops,
-    gather,
-    make_diagnostic,
-    ops_overlap,
-    path_covers,
-)
+from hexlint.backend.kernel_params import FieldAccess, KernelParamsFacts, first_per_function, ops_overlap, path_covers
+from hexlint.backend.model import BackendModel
+from hexlint.checks._c_helpers import access_diagnostic, describe_ops, for_ops
 from hexlint.core import Diagnostic, Related
 
 CODE = "HX102"
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
-    facts = gather(project, options)
+def check(model: BackendModel, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
+    facts = model.kernel_params(options)
     writes_by_struct: dict[str, list[FieldAccess]] = defaultdict(list)
     for write in facts.host_writes:
         writes_by_struct[write.struct].append(write)
@@ -52,4 +43,4 @@ def _finding(read: FieldAccess, writes: list[FieldAccess], facts: KernelParamsFa
         if struct == read.struct and path == read.path
     ]
     related += [Related(write.span, f"written here for {describe_ops(write.ops)}") for write in other_writes[:1]]
-    return make_diagnostic(CODE, message, read, tuple(related))
+    return access_diagnostic(CODE, message, read, tuple(related))

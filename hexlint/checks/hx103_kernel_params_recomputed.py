@@ -8,16 +8,11 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from hexlint.c.index import Project, UnitIndex, memoized
+from hexlint.backend.dispatch import strip_transparent
+from hexlint.backend.kernel_params import FieldAccess, KernelParamsFacts, member_refs_by_name, nodes_by_spelling
+from hexlint.backend.model import BackendModel
+from hexlint.c.index import UnitIndex, memoized
 from hexlint.c.node import Node
-from hexlint.checks._kernel_params import (
-    FieldAccess,
-    KernelParamsFacts,
-    gather,
-    member_refs_by_name,
-    nodes_by_spelling,
-    strip_transparent,
-)
 from hexlint.core import Diagnostic, Related, Span
 from hexlint.record import record
 from hexlint.registry import diagnostic
@@ -53,8 +48,8 @@ def runtime_fields(options: Mapping[str, Any]) -> tuple[RuntimeField, ...]:
     return tuple(found)
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
-    facts = gather(project, options)
+def check(model: BackendModel, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
+    facts = model.kernel_params(options)
     reads_by_function: dict[str, list[FieldAccess]] = defaultdict(list)
     for read in facts.kernel_reads:
         if read.function:
@@ -66,7 +61,7 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
         fields_by_struct[struct].add(path)
     name_patterns = tuple(options.get("recomputed_names", DEFAULT_RECOMPUTED_NAMES))
     read_paths = {read.node.path for read in facts.kernel_reads}
-    for unit in project.kernel_units():
+    for unit in model.kernel_units():
         if not any(function.path in read_paths for function in unit.functions.values()):
             continue  # no function of this unit reads a params struct
         yield from _runtime_uses(unit, facts, reads_by_function, fields_by_struct, runtime_fields(options))

@@ -2,344 +2,36 @@
 
 from __future__ import annotations
 
-import fnmatch
-import os
-import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from hexlint.c.index import Project, UnitIndex
-from hexlint.c.node import Node
-from hexlint.checks._c_helpers import assignment_count, matches_any, string_list
+from hexlint.backend.model import BackendModel
+from hexlint.backend.pointers import CheckedPointer, NullCheck, NullCheckSettings, Provenance
 from hexlint.core import Diagnostic, Span
-from hexlint.record import record
 from hexlint.registry import diagnostic
 
 CODE = "HX104"
-_NULL_SPELLINGS = frozenset({"NULL", "nullptr", "0", "((void*)0)", "(void*)0"})
-_IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 
 
-@record
-class NullCheckSettings:
-    internal_pointer_names: tuple[str, ...]
-    internal_pointer_types: tuple[str, ...]
-    worker_data_names: tuple[str, ...]
-    internal_members: tuple[str, ...]
-    operand_array: str
-    required_operand_slots: tuple[tuple[str, tuple[int, ...]], ...]
-    tensor_data_fields: tuple[str, ...]
-    assert_macros: tuple[str, ...]
-    never_flag: tuple[str, ...]
-    host_functions: tuple[str, ...]
-    host_internal_pointer_names: tuple[str, ...]
-    exempt_functions: tuple[str, ...]
-
-    @staticmethod
-    def from_options(options: Mapping[str, Any]) -> NullCheckSettings:
-        slots = options.get("required_operand_slots", {"*": [0]})
-        return NullCheckSettings(
-            internal_pointer_names=string_list(options, "internal_pointer_names"),
-            internal_pointer_types=string_list(options, "internal_pointer_types"),
-            worker_data_names=string_list(options, "worker_data_names"),
-            internal_members=string_list(options, "internal_members"),
-            operand_array=str(options.get("operand_array", "src")),
-            required_operand_slots=tuple(
-                (str(glob), tuple(int(slot) for slot in wanted)) for glob, wanted in slots.items()
-            ),
-            tensor_data_fields=string_list(options, "tensor_data_fields"),
-            assert_macros=string_list(options, "assert_macros"),
-            never_flag=string_list(options, "never_flag"),
-            host_functions=string_list(options, "host_functions"),
-            host_internal_pointer_names=string_list(options, "host_internal_pointer_names"),
-            exempt_functions=string_list(options, "exempt_functions"),
-        )
-
-    def required_slots(self, path: str) -> tuple[int, ...]:
-        """The operand slots required in this file: the most specific matching glob wins, "*" is the default."""
-        name = os.path.basename(path)
-        best: tuple[int, ...] = ()
-        best_length = -1
-        for glob, slots in self.required_operand_slots:
-            if fnmatch.fnmatchcase(name, glob) and len(glob) > best_length:
-                best, best_length = slots, len(glob)
-        return best
-
-
-@record
-class CheckedPointer:
-    """A pointer expression a condition tests for NULL, and why it can never be NULL."""
-
-    node: Node
-    text: str
-    reason: str
-
-
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
-    settings = NullCheckSettings.from_options(options)
+def check(model: BackendModel, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
     reported: set[tuple[str, int, int]] = set()
-    for unit in project.units:
-        for finding in _unit_findings(unit, settings):
-            key = (finding.span.path, finding.span.line or 0, finding.span.column or 0)
-            if key not in reported:
-                reported.add(key)
-                yield finding
-
-
-def _unit_findings(unit: UnitIndex, settings: NullCheckSettings) -> Iterator[Diagnostic]:
-    names = settings.internal_pointer_names if unit.role == "kernel" else settings.host_internal_pointer_names
-    resolvers: dict[Node, _Resolver] = {}  # one per function: it remembers what each variable is
-    for statement in [*unit.nodes("IF_STMT"), *unit.nodes("CONDITIONAL_OPERATOR")]:
-        children = statement.children()
-        condition = _condition_of(statement, children) if children else None
-        tested = list(_null_tested(condition)) if condition is not None else []
-        if not tested:
-            continue  # most conditions test no pointer at all: skip them before finding their function
-        function = unit.enclosing_function(statement)
-        if function is None or not _in_scope(unit, function, settings):
-            continue
-        resolver = resolvers.get(function)
-        if resolver is None:
-            resolver = resolvers[function] = _Resolver(unit, function, settings, names)
-        checked = [found for found in map(resolver.classify, tested) if found is not None]
-        if checked:
-            macro = _assert_macro_name(unit, statement, settings)
-            # One finding per condition, as a reviewer writes one comment on `if (!q || !k || !dst)`.
-            yield _finding(unit, checked, macro)
-
-
-def _in_scope(unit: UnitIndex, function: Node, settings: NullCheckSettings) -> bool:
-    name = function.spelling
-    if matches_any(name, settings.exempt_functions):
-        return False
-    return unit.role == "kernel" or matches_any(name, settings.host_functions)
-
-
-def _condition_of(statement: Node, children: list[Node]) -> Node | None:
-    if statement.kind == "CONDITIONAL_OPERATOR":
-        return children[0]
-    # C++ `if (init; cond)` and condition variables put declarations first: the condition is the last expression
-    # before the then-branch, which is the first compound or statement child after it.
-    expressions = [child for child in children if child.kind not in ("DECL_STMT", "VAR_DECL", "NULL_STMT")]
-    return expressions[0] if expressions else None
-
-
-def _assert_macro_name(unit: UnitIndex, statement: Node, settings: NullCheckSettings) -> str:
-    """The assertion macro this check was expanded from (`assert`, `GGML_ASSERT` ...), else ""."""
-    if not statement.is_macro_expansion:
-        return ""
-    data = unit.source_bytes(statement.path)
-    match = _IDENTIFIER.match(data, statement.start_offset)
-    name = match.group().decode() if match else ""
-    return name if name in settings.assert_macros else ""
-
-
-def _null_tested(condition: Node) -> Iterator[Node]:
-    """The pointer expressions a condition compares with NULL or tests for truth, through `!`, `&&` and `||`."""
-    node = condition.unwrapped()
-    if node.kind == "UNARY_OPERATOR" and node.unary_operator == "!":
-        operand = node.children()
-        if operand:
-            yield from _null_tested(operand[0])
-        return
-    if node.kind == "BINARY_OPERATOR":
-        operator = node.binary_operator
-        operands = node.children()
-        if len(operands) != 2:
-            return
-        if operator in ("&&", "||"):
-            yield from _null_tested(operands[0])
-            yield from _null_tested(operands[1])
-        elif operator in ("==", "!="):
-            left, right = operands
-            if _is_null_constant(right):
-                yield left.unwrapped()
-            elif _is_null_constant(left):
-                yield right.unwrapped()
-        return
-    if node.type_kind == "POINTER":
-        yield node
-
-
-def _is_null_constant(node: Node) -> bool:
-    inner = node.unwrapped()
-    if inner.kind in ("CXX_NULL_PTR_LITERAL_EXPR", "GNU_NULL_EXPR"):
-        return True
-    return inner.kind == "INTEGER_LITERAL" and inner.constant_value == 0
-
-
-class _Resolver:
-    """Decides whether a tested expression is an internal pointer, a required operand or a required operand's data."""
-
-    def __init__(self, unit: UnitIndex, function: Node, settings: NullCheckSettings, names: tuple[str, ...]) -> None:
-        self.unit = unit
-        self.function = function
-        self.settings = settings
-        self.names = names
-        self.function_text = unit.source_bytes(function.path)[function.start_offset : function.end_offset]
-        self.variables: dict[Node, str | None] = {}
-        self.callback: bool | None = None
-
-    def classify(self, tested: Node) -> CheckedPointer | None:
-        node = tested.unwrapped()
-        if node.type_kind != "POINTER":
-            return None
-        kind = self._kind_of(node, depth=0)
-        if kind is None:
-            return None
-        return CheckedPointer(node, _spelled(self.unit, node), kind)
-
-    def _kind_of(self, node: Node, depth: int) -> str | None:
-        """ "internal", "operand" or "operand data" for a pointer that can never be NULL here, else None."""
-        if depth > 4:
-            return None
-        node = node.unwrapped()
-        if node.kind == "DECL_REF_EXPR":
-            return self._variable_kind(node, depth)
-        if node.kind == "MEMBER_REF_EXPR":
-            return self._member_kind(node, depth)
-        if node.kind == "ARRAY_SUBSCRIPT_EXPR":
-            return self._operand_kind(node, depth)
-        return None
-
-    def _variable_kind(self, reference: Node, depth: int) -> str | None:
-        name = reference.spelling
-        if matches_any(name, self.settings.never_flag):
-            return None
-        declaration = reference.referenced
-        if declaration is None:
-            return None
-        if declaration not in self.variables:
-            self.variables[declaration] = self._declaration_kind(name, declaration, depth)
-        return self.variables[declaration]
-
-    def _declaration_kind(self, name: str, declaration: Node, depth: int) -> str | None:
-        if declaration.kind not in ("PARM_DECL", "VAR_DECL") or declaration.type_kind != "POINTER":
-            return None
-        internal = matches_any(name, self.names) or self._has_internal_type(declaration)
-        if not internal and declaration.kind == "PARM_DECL" and name in self.settings.worker_data_names:
-            internal = self._is_callback()  # `data` is internal only as the argument of a worker callback
-        if declaration.kind == "PARM_DECL":
-            if not internal or self._reassigned(name, 0):
-                return None
-            return "internal"
-        # A local: only when it is initialised once from something that is never NULL, and never reassigned.
-        if self._reassigned(name, 1):
-            return None
-        initializer = _initializer(declaration)
-        if initializer is None:
-            return None
-        source = self._kind_of(initializer, depth + 1)
-        if source is None and internal and self._derived_from_internal(initializer, depth):
-            source = "internal"
-        if source is not None and _contains_call_or_choice(initializer):
-            return None  # allocation results, lookups and `cond ? p : NULL` guards may well be NULL
-        return source
-
-    def _derived_from_internal(self, initializer: Node, depth: int) -> bool:
-        """`(struct x_context *) data` or `(const struct y_kernel_params *) octx->kernel_params`."""
-        base = initializer.unwrapped()
-        if base.kind == "UNARY_OPERATOR" and base.unary_operator == "&":
-            operand = base.children()
-            return bool(operand) and self._kind_of_base(operand[0], depth) is not None
-        return self._kind_of(base, depth + 1) is not None or self._kind_of_base(base, depth) is not None
-
-    def _kind_of_base(self, node: Node, depth: int) -> str | None:
-        node = node.unwrapped()
-        if node.kind == "MEMBER_REF_EXPR":
-            children = node.children()
-            if children and self._kind_of(children[0], depth + 1) == "internal":
-                return "internal"
-        if node.kind == "DECL_REF_EXPR":
-            # A local context struct cast from a parameter (`(struct x_context *) data`) is what the framework
-            # handed in: the local's own internal name or type says so, whatever the parameter is called.
-            declaration = node.referenced
-            if declaration is not None and declaration.kind == "PARM_DECL":
-                return "internal"
-        return None
-
-    def _is_callback(self) -> bool:
-        """Whether this function is handed to something as a value (a worker callback), not only called."""
-        if self.callback is None:
-            name = re.escape(self.function.spelling.encode())
-            data = self.unit.source_bytes(self.function.path)
-            self.callback = re.search(rb"\b%s\b(?!\s*\()" % name, data) is not None
-        return self.callback
-
-    def _member_kind(self, member: Node, depth: int) -> str | None:
-        children = member.children()
-        if not children:
-            return None
-        base_kind = self._kind_of(children[0], depth + 1)
-        field = member.spelling
-        if base_kind == "internal" and field == "dst" and field in self.settings.internal_members:
-            return "operand"
-        if base_kind == "internal" and (
-            field in self.settings.internal_members
-            or (member.type_kind == "POINTER" and (matches_any(field, self.names) or self._has_internal_type(member)))
-        ):
-            return "internal"
-        if base_kind == "operand" and field in self.settings.tensor_data_fields:
-            return "operand data"
-        return None
-
-    def _operand_kind(self, subscript: Node, depth: int) -> str | None:
-        children = subscript.children()
-        if len(children) != 2:
-            return None
-        array, index = children[0].unwrapped(), children[1]
-        if array.kind != "MEMBER_REF_EXPR" or array.spelling != self.settings.operand_array:
-            return None
-        slot = index.constant_value
-        if slot is None or slot not in self.settings.required_slots(self.function.path):
-            return None  # an optional slot: checking it is right
-        base = array.children()
-        if not base or self._kind_of(base[0], depth + 1) != "internal":
-            return None
-        return "operand"
-
-    def _has_internal_type(self, declaration: Node) -> bool:
-        struct = declaration.type_declaration
-        return struct is not None and matches_any(struct.spelling, self.settings.internal_pointer_types)
-
-    def _reassigned(self, name: str, initialisations: int) -> bool:
-        """Whether the function assigns `name` more often than its declaration does (a textual count)."""
-        return assignment_count(self.function_text, name) > initialisations
-
-
-def _initializer(declaration: Node) -> Node | None:
-    children = [
-        child for child in declaration.children() if child.kind not in ("TYPE_REF", "TYPE_REF", "NAMESPACE_REF")
-    ]
-    expressions = [child for child in children if child.kind.endswith("_EXPR") or child.kind.endswith("_LITERAL")]
-    return expressions[-1] if expressions else None
-
-
-def _contains_call_or_choice(node: Node) -> bool:
-    """Calls (allocations, lookups) and `cond ? p : NULL` choices may yield NULL; so may a plain NULL initialiser."""
-    if _is_null_constant(node):
-        return True
-    return any(inner.kind in ("CALL_EXPR", "CONDITIONAL_OPERATOR") for inner in node.walk())
-
-
-def _spelled(unit: UnitIndex, node: Node) -> str:
-    if node.is_macro_expansion:
-        place = node.spelling_start
-        data = unit.source_bytes(place.path)
-        match = re.compile(rb"[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|\s*\[[^\]]*\])*").match(data, place.offset)
-        return match.group().decode("utf-8", "replace") if match else node.spelling
-    data = unit.source_bytes(node.path)
-    return " ".join(data[node.start_offset : node.end_offset].decode("utf-8", "replace").split())
+    for null_check in model.null_checks(NullCheckSettings.from_options(options)):
+        # One finding per condition, as a reviewer writes one comment on `if (!q || !k || !dst)`.
+        finding = _finding(null_check)
+        key = (finding.span.path, finding.span.line or 0, finding.span.column or 0)
+        if key not in reported:
+            reported.add(key)
+            yield finding
 
 
 _WHAT = {
-    "internal": ("internal framework pointer", "internal framework pointers"),
-    "operand": ("required operand", "required operands"),
-    "operand data": ("data of a required operand", "data of required operands"),
+    Provenance.INTERNAL: ("internal framework pointer", "internal framework pointers"),
+    Provenance.REQUIRED_OPERAND: ("required operand", "required operands"),
+    Provenance.REQUIRED_OPERAND_DATA: ("data of a required operand", "data of required operands"),
 }
 
 
-def _describe(checked: list[CheckedPointer]) -> str:
+def _describe(checked: tuple[CheckedPointer, ...]) -> str:
     """ "required operands `q`, `k`" or "internal framework pointers `ctx`, `params` and required operand `dst`"."""
     groups: dict[str, list[str]] = {}
     for pointer in checked:
@@ -351,7 +43,8 @@ def _describe(checked: list[CheckedPointer]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-def _finding(unit: UnitIndex, checked: list[CheckedPointer], macro: str) -> Diagnostic:
+def _finding(null_check: NullCheck) -> Diagnostic:
+    unit, checked, macro = null_check.unit, null_check.pointers, null_check.assert_macro
     subject = _describe(checked)
     never = "it is" if len(checked) == 1 else "they are"
     if macro:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections import deque
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from hexlint.c.index import Project, UnitIndex
+from hexlint.backend.host import CallHop
+from hexlint.backend.model import BackendModel
+from hexlint.backend.names import matches_any, string_list
+from hexlint.c.index import UnitIndex
 from hexlint.c.node import Node
-from hexlint.checks._c_helpers import matches_any, node_span, string_list
+from hexlint.checks._c_helpers import node_span
 from hexlint.core import Diagnostic, Related, Span
 from hexlint.record import record
 from hexlint.registry import diagnostic
@@ -46,15 +48,6 @@ class RuntimeStateSettings:
 
 
 @record
-class CallHop:
-    """`caller` calls `callee` at `site`."""
-
-    caller: str
-    callee: str
-    site: Span
-
-
-@record
 class Access:
     """A forbidden read inside `function`."""
 
@@ -63,26 +56,21 @@ class Access:
     what: str
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
+def check(model: BackendModel, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
     settings = RuntimeStateSettings.from_options(options)
-    for unit in project.host_units():
-        yield from _unit_findings(unit, settings)
+    for unit in model.host_units():
+        yield from _unit_findings(model, unit, settings)
 
 
-def _unit_findings(unit: UnitIndex, settings: RuntimeStateSettings) -> Iterator[Diagnostic]:
+def _unit_findings(model: BackendModel, unit: UnitIndex, settings: RuntimeStateSettings) -> Iterator[Diagnostic]:
     functions = {function.spelling for function in unit.functions_all()}
     entries = [name for name in sorted(functions) if matches_any(name, settings.entry_functions)]
     checkers = [name for name in sorted(functions) if matches_any(name, settings.checker_functions)]
     if not entries and not checkers:
         return
-    calls = _calls_by_caller(unit, functions, settings)
     # Chains start at supports_op; a checker nothing reaches from there starts its own.
-    chains = _shortest_chains(entries, calls)
-    for checker in checkers:
-        if checker not in chains:
-            chains.update(
-                {name: chain for name, chain in _shortest_chains([checker], calls).items() if name not in chains}
-            )
+    not_followed = (*settings.not_followed, *settings.forbidden_calls)  # a forbidden call is reported where it is made
+    chains = model.call_chains(unit, tuple(entries), tuple(checkers), not_followed)
     for allowed in [name for name in chains if matches_any(name, settings.allowed_functions)]:
         del chains[allowed]
     by_line: dict[tuple[str, int], list[Access]] = {}
@@ -93,33 +81,6 @@ def _unit_findings(unit: UnitIndex, settings: RuntimeStateSettings) -> Iterator[
         unique = list(dict.fromkeys(access.what for access in accesses))
         first = min(accesses, key=lambda access: access.span.column or 0)
         yield _finding(unit, first, ", ".join(unique), chains[first.function])
-
-
-def _calls_by_caller(unit: UnitIndex, functions: set[str], settings: RuntimeStateSettings) -> dict[str, list[CallHop]]:
-    """Calls between functions defined in this unit, by caller name, in source order (logging is not followed)."""
-    calls: dict[str, list[CallHop]] = {}
-    for call in unit.nodes("CALL_EXPR"):
-        callee = call.spelling
-        if callee not in functions or matches_any(callee, (*settings.not_followed, *settings.forbidden_calls)):
-            continue  # a forbidden call is reported where it is made, not again inside
-        caller = unit.enclosing_function(call)
-        if caller is None or caller.spelling == callee:
-            continue
-        calls.setdefault(caller.spelling, []).append(CallHop(caller.spelling, callee, node_span(call)))
-    return calls
-
-
-def _shortest_chains(roots: list[str], calls: dict[str, list[CallHop]]) -> dict[str, tuple[CallHop, ...]]:
-    """For every function reachable from a root, the shortest call chain that reaches it (roots: an empty chain)."""
-    chains: dict[str, tuple[CallHop, ...]] = {root: () for root in roots}
-    queue = deque(roots)
-    while queue:
-        caller = queue.popleft()
-        for hop in calls.get(caller, ()):
-            if hop.callee not in chains:
-                chains[hop.callee] = (*chains[caller], hop)
-                queue.append(hop.callee)
-    return chains
 
 
 def _forbidden_accesses(unit: UnitIndex, settings: RuntimeStateSettings, reached: set[str]) -> Iterator[Access]:

@@ -6,28 +6,27 @@ import os
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from hexlint.c.index import Project, UnitIndex
+from hexlint.backend.model import BackendModel
+from hexlint.backend.names import matches_any
+from hexlint.backend.trace import settings_from
+from hexlint.c.index import UnitIndex
 from hexlint.c.node import Node
-from hexlint.checks._c_helpers import matches_any
-from hexlint.checks._kernel_params import kernel_call_graph
-from hexlint.checks._trace import covered, entry_points, kernel_text, settings_from
 from hexlint.core import Diagnostic, Related
 from hexlint.registry import diagnostic
 
 CODE = "HX106"
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
+def check(model: BackendModel, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
     settings = settings_from(options)
-    text = kernel_text(project)
-    graph = kernel_call_graph(project)
+    text = model.kernel_text()
     start = settings.start_functions[0] if settings.start_functions else "htp_trace_event_start"
     stop = settings.stop_functions[0] if settings.stop_functions else "htp_trace_event_stop"
     exempt = tuple(str(pattern) for pattern in options.get("exempt_functions", ()))
     reported: set[str] = {name for name in text.functions if matches_any(name, exempt)}
-    for entry in entry_points(project, settings, text):
+    for entry in model.entry_points(settings):
         if not entry.workers:
-            if entry.name not in reported and not covered(text, graph, entry.name, settings):
+            if entry.name not in reported and not model.traced(entry.name, settings):
                 reported.add(entry.name)
                 message = (
                     f"Kernel entry point `{entry.name}` emits no compute trace event; wrap its compute in "
@@ -36,7 +35,7 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
                 yield _diagnostic(entry.unit, entry.node, message, ())
             continue
         for worker in entry.workers:
-            if worker in reported or covered(text, graph, worker, settings):
+            if worker in reported or model.traced(worker, settings):
                 continue
             reported.add(worker)
             unit, node = text.functions[worker]

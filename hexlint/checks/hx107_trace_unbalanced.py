@@ -6,30 +6,20 @@ import os
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from hexlint.c.index import Project
-from hexlint.checks._trace import (
-    BalanceWalker,
-    Imbalance,
-    functions_with_trace_calls,
-    kernel_text,
-    settings_from,
-    split_exempt,
-)
+from hexlint.backend.model import BackendModel
+from hexlint.backend.trace import Imbalance, settings_from, split_exempt
 from hexlint.core import Diagnostic, Related
 from hexlint.registry import diagnostic
 
 CODE = "HX107"
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
+def check(model: BackendModel, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
     settings = settings_from(options)
-    text = kernel_text(project)
-    for function in functions_with_trace_calls(text, settings):
-        unit, node = text.functions[function]
-        body = next((child for child in node.children() if child.kind == "COMPOUND_STMT"), None)
-        if body is None:
-            continue
-        for imbalance in BalanceWalker(unit, settings).run(body):
+    text = model.kernel_text()
+    for function in model.trace_functions(settings):
+        unit, _node = text.functions[function]
+        for imbalance in model.trace_imbalances(function, settings):
             if split_exempt(function, imbalance.event.event, imbalance.kind, settings):
                 continue
             yield _diagnostic(

@@ -6,17 +6,12 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from hexlint.c.index import Project, UnitIndex
+from hexlint.backend.loops import LoopFinder, LoopRegion, is_loop_invariant
+from hexlint.backend.model import BackendModel
+from hexlint.backend.names import matches_any, string_list
+from hexlint.c.index import UnitIndex
 from hexlint.c.node import Node
-from hexlint.checks._c_helpers import (
-    LoopFinder,
-    LoopRegion,
-    diagnostic_at,
-    is_loop_invariant,
-    loop_regions,
-    matches_any,
-    string_list,
-)
+from hexlint.checks._c_helpers import diagnostic_at
 from hexlint.core import Diagnostic, Related, Span
 from hexlint.record import record
 from hexlint.registry import diagnostic
@@ -27,11 +22,11 @@ _LONGEST_QUOTED_DIVISOR = 60
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
+def check(model: BackendModel, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
     settings = DivisionSettings.from_options(options)
     reported: set[tuple[str, int]] = set()
-    for unit in project.kernel_units():
-        for finding in _unit_findings(unit, settings):
+    for unit in model.kernel_units():
+        for finding in _unit_findings(model, unit, settings):
             # A division in a macro body is one finding at its #define line, however often the macro is expanded.
             key = (finding.span.path, finding.span.line or 0, finding.span.column or 0)
             if key not in reported:
@@ -60,13 +55,13 @@ class DivisionSettings:
         )
 
 
-def _unit_findings(unit: UnitIndex, settings: DivisionSettings) -> Iterator[Diagnostic]:
+def _unit_findings(model: BackendModel, unit: UnitIndex, settings: DivisionSettings) -> Iterator[Diagnostic]:
     # One kind at a time: asking for several sorts them by location, which costs a libclang call per node.
     candidates = [*unit.nodes("BINARY_OPERATOR"), *unit.nodes("COMPOUND_ASSIGNMENT_OPERATOR")]
     divisions = [node for node in candidates if node.binary_operator in DIVISION_OPERATORS]
     if not divisions:
         return
-    finder = LoopFinder([region for region in loop_regions(unit) if not _is_setup_loop(region, settings)])
+    finder = LoopFinder([region for region in model.loops(unit) if not _is_setup_loop(region, settings)])
     for division in divisions:
         region = finder.innermost(division)
         if region is None:

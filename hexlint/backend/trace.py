@@ -13,10 +13,10 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from hexlint.backend.dispatch import kernel_call_graph, kernel_dispatch, macro_bodies, reachable, strip_transparent
+from hexlint.backend.names import matches_any
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
-from hexlint.checks._c_helpers import matches_any
-from hexlint.checks._kernel_params import kernel_call_graph, kernel_dispatch, macro_bodies, reachable, strip_transparent
 from hexlint.record import record
 
 _COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)

@@ -1,0 +1,126 @@
+"""The backend model: one object per project that every source rule queries.
+
+A rule asks the model ("which entry points run this worker", "which kernel_params fields does the host write for this
+op", "which loop repeats this node", "is this pointer internal") and never re-derives the answer from the AST. Facts
+are computed on first query and kept for the project's life (in `Project.memo`): a lint run with every rule on pays
+for each fact once. Facts that depend on codebase names take a frozen settings record built from rule options, and
+are kept per settings (two rules configured alike share them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from hexlint.backend import dispatch, host, kernel_params, loops, pointers, trace
+from hexlint.c.index import Project, UnitIndex, memoized
+from hexlint.c.node import Node
+
+
+class BackendModel:
+    """The queries the source rules ask of a project; see the modules of `hexlint.backend` for each topic's facts."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+
+    # ------------------------------------------------------------ units
+
+    @property
+    def units(self) -> list[UnitIndex]:
+        return self.project.units
+
+    def kernel_units(self) -> list[UnitIndex]:
+        return self.project.kernel_units()
+
+    def host_units(self) -> list[UnitIndex]:
+        return self.project.host_units()
+
+    # ------------------------------------------------------------ ops and dispatch
+
+    def call_graph(self) -> dict[str, set[str]]:
+        """Kernel function -> the kernel functions it calls or names (macro bodies included)."""
+        return dispatch.kernel_call_graph(self.project)
+
+    def reachable(self, function: str) -> set[str]:
+        """The kernel functions `function` reaches through the call graph, itself included."""
+        return dispatch.reachable(self.call_graph(), function)
+
+    def macro_bodies(self) -> dict[bytes, bytes]:
+        return dispatch.macro_bodies(self.project)
+
+    def dispatch(
+        self,
+        op_pattern: str = dispatch.DEFAULT_OP_PATTERN,
+        ignored_ops: frozenset[str] = frozenset(dispatch.DEFAULT_IGNORED_OPS),
+    ) -> dict[str, frozenset[str]]:
+        """Kernel entry function -> the ops whose dispatch `case` calls it."""
+        return dispatch.kernel_dispatch(self.project, re.compile(op_pattern), ignored_ops)
+
+    # ------------------------------------------------------------ kernel_params flows
+
+    def kernel_params(self, options: Mapping[str, Any]) -> kernel_params.KernelParamsFacts:
+        """Params struct fields, the host's writes and the kernels' reads, each with its ops."""
+        return kernel_params.gather(self.project, options)
+
+    def call_chains(
+        self, unit: UnitIndex, entries: tuple[str, ...], checkers: tuple[str, ...], not_followed: tuple[str, ...]
+    ) -> dict[str, tuple[host.CallHop, ...]]:
+        """Host functions reached from `supports_op` (or a `supported_*()` checker), each with its shortest chain."""
+        return host.call_chains(unit, entries, checkers, not_followed)
+
+    # ------------------------------------------------------------ entry points, workers, trace events
+
+    def kernel_text(self) -> trace.KernelText:
+        """Comment-free text of each kernel function with the bodies of the macros it uses."""
+        return trace.kernel_text(self.project)
+
+    def entry_points(self, settings: trace.TraceSettings) -> list[trace.EntryPoint]:
+        """Op entry points (dispatch targets, entry-pattern functions), each with the workers it hands to the pool."""
+        return memoized(
+            self.project.memo,
+            ("model.entry_points", settings),
+            lambda: trace.entry_points(self.project, settings, self.kernel_text()),
+        )
+
+    def traced(self, function: str, settings: trace.TraceSettings) -> bool:
+        """Whether `function` (or a function it reaches) emits a compute trace event."""
+        return trace.covered(self.kernel_text(), self.call_graph(), function, settings)
+
+    def trace_functions(self, settings: trace.TraceSettings) -> list[str]:
+        """Kernel functions that call a trace start or stop function themselves."""
+        return trace.functions_with_trace_calls(self.kernel_text(), settings)
+
+    def trace_imbalances(self, function: str, settings: trace.TraceSettings) -> list[trace.Imbalance]:
+        """Trace events of `function` left open, stopped unstarted or mismatched on some path."""
+
+        def compute() -> list[trace.Imbalance]:
+            unit, node = self.kernel_text().functions[function]
+            body = next((child for child in node.children() if child.kind == "COMPOUND_STMT"), None)
+            return [] if body is None else list(trace.BalanceWalker(unit, settings).run(body))
+
+        return memoized(self.project.memo, ("model.trace_imbalances", function, settings), compute)
+
+    # ------------------------------------------------------------ loops
+
+    def loops(self, unit: UnitIndex) -> list[loops.LoopRegion]:
+        """The loops of a unit that repeat (not `do { } while (0)`), each with its repeated bytes."""
+        return memoized(unit.memo, "model.loops", lambda: loops.loop_regions(unit))
+
+    def loop_finder(self, unit: UnitIndex) -> loops.LoopFinder:
+        """Answers "which loop repeats this node?" for one unit."""
+        return memoized(unit.memo, "model.loop_finder", lambda: loops.LoopFinder(self.loops(unit)))
+
+    def innermost_loop(self, unit: UnitIndex, node: Node) -> loops.LoopRegion | None:
+        return self.loop_finder(unit).innermost(node)
+
+    # ------------------------------------------------------------ pointer provenance
+
+    def null_checks(self, settings: pointers.NullCheckSettings) -> list[pointers.NullCheck]:
+        """Every NULL test of a pointer that is internal, a required operand or a required operand's data."""
+        return pointers.null_checks(self.project, settings)
+
+
+def model_of(project: Project) -> BackendModel:
+    """The project's model, built once: every rule of a run queries the same one."""
+    return memoized(project.memo, "model", lambda: BackendModel(project))
