@@ -325,6 +325,8 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         return EXIT_FINDINGS if result.diff and not arguments.exit_zero else EXIT_CLEAN
     _write_output(render_report(result, arguments), arguments, stdout)
     if not arguments.quiet:
+        for note in result.notes:
+            stderr.write(f"hexlint: note: {note}\n")
         notes = []
         if result.baselined:
             notes.append(f"{len(result.baselined)} hidden by the baseline")

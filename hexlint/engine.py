@@ -84,6 +84,7 @@ class LintResult:
     binary_tables: tuple[dict[str, object], ...] = ()  # the audit table as data, one per library (--format json)
     changed_files: tuple[str, ...] = ()
     context_files: int = 0  # files outside the run parsed so the cross-file rules see the whole tree
+    notes: tuple[str, ...] = ()  # what the backend model says about the tree (e.g. a rule holding back, and why)
 
 
 # ---------------------------------------------------------------- selection
@@ -417,6 +418,7 @@ def run_source_rules(
     config: Config,
     settings: RunSettings,
     context: Sequence[str] = (),
+    notes: list[str] | None = None,
 ) -> list[Diagnostic]:
     """Parse the TUs (and headers no TU includes), build one Project, run every source rule on it.
 
@@ -456,14 +458,18 @@ def run_source_rules(
         return found
     project = build_project([*units, *context_units], project_files)
     own = project if not context_units else Project([unit for unit in project.units if unit.indexed_files & in_run])
+    models = []
     for rule in source_rules:
         # Every rule of one scope queries the same backend model: each fact is computed once per run.
         subject = model_of(project if rule.scope == "project" else own)
+        models.append(subject)
         found.extend(
             diagnostic
             for diagnostic in _call_check(rule, subject, options[rule.code], "project")
             if path_key(diagnostic.span.path) in in_run
         )
+    if notes is not None:
+        notes.extend(dict.fromkeys(note for model in models for note in model.notes))
     return found
 
 
@@ -596,6 +602,7 @@ class _Pass:
     binary_tables: tuple[dict[str, object], ...] = ()
     files_checked: int = 0
     context_files: int = 0
+    notes: tuple[str, ...] = ()
 
 
 def one_per_place(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
@@ -634,7 +641,8 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
     sources = {path: read_source(path) for path in source_paths}
     raw = run_text_rules(sources, rules, options)
     context = context_sources(source_paths, rules, config, settings) if source_paths else []
-    raw += run_source_rules(source_paths, rules, options, config, settings, context)
+    notes: list[str] = []
+    raw += run_source_rules(source_paths, rules, options, config, settings, context, notes)
     # Binaries are audited only when a binary rule is on (`--select HX1 .` on a build tree skips the .so files).
     if not any(rule.kind == "binary" for rule in rules):
         if binary_paths and not source_paths:
@@ -693,6 +701,7 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
         binary_tables=tuple(binary_tables),
         files_checked=len(source_paths) + len(binary_paths),
         context_files=len(context),
+        notes=tuple(dict.fromkeys(notes)),
     )
     return outcome, rules
 
@@ -799,6 +808,7 @@ def _result(
         binary_tables=outcome.binary_tables,
         changed_files=changed,
         context_files=outcome.context_files,
+        notes=outcome.notes,
     )
 
 

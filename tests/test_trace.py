@@ -310,3 +310,40 @@ def test_a_call_through_a_pointer_may_be_compute_so_dma_events_do_not_cover_it(t
         """,
     )
     assert coverage(project) == ["dot_thread"]
+
+
+def test_a_tree_without_the_trace_api_gets_no_coverage_findings_and_one_note(tmp_path: Path) -> None:
+    path = tmp_path / "htp" / "k.c"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        "typedef void (*worker_callback_t)(unsigned int n, unsigned int i, void * data);\n"
+        "void worker_pool_run_func(void * pool, worker_callback_t func, void * data, unsigned int n);\n"
+        "// htp_trace_event_start is named in this comment only\n"
+        "static void rows(unsigned int n, unsigned int i, void * data) { (void) n; (void) i; (void) data; }\n"
+        "int op_rows(void * pool) { worker_pool_run_func(pool, rows, 0, 2); return 0; }\n"
+    )
+    project = build_project([parse_unit(str(path), classify(str(path)), ParseSettings())], [str(path)])
+    model = model_of(project)
+    assert list(hx106_trace_missing.check(model, find_rule("HX106").options)) == []
+    (note,) = model.notes
+    assert "htp_trace_event_start" in note and "start_functions" in note
+    # Named otherwise in the tree: configured, the rule is on again.
+    options = {**find_rule("HX106").options, "start_functions": ["worker_pool_run_func"]}
+    assert [finding.message.split("`")[1] for finding in hx106_trace_missing.check(model, options)] == ["rows"]
+
+
+def test_a_worker_run_by_two_entries_names_both(tmp_path: Path) -> None:
+    project = kernel_project(
+        tmp_path,
+        """
+        static void shared(unsigned int n, unsigned int i, void * data) { (void) n; (void) i; (void) data; }
+        int op_first(void * pool) { worker_pool_run_func(pool, shared, 0, 2); return 0; }
+        int op_second(void * pool) { worker_pool_run_func(pool, shared, 0, 2); return 0; }
+        """,
+    )
+    (finding,) = hx106_trace_missing.check(model_of(project), find_rule("HX106").options)
+    assert "run by `op_first`, `op_second`" in finding.message
+    assert [related.span.line for related in finding.related] == [
+        line_of(tmp_path, "int op_first"),
+        line_of(tmp_path, "int op_second"),
+    ]

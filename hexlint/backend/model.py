@@ -9,13 +9,16 @@ are kept per settings (two rules configured alike share them).
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from hexlint.backend import dispatch, host, kernel_params, loops, pointers, trace
-from hexlint.c.index import Project, UnitIndex, memoized
+from hexlint.c.index import Project, UnitIndex, included_files, memoized
 from hexlint.c.node import Node
+
+_COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
 
 
 class BackendModel:
@@ -23,6 +26,12 @@ class BackendModel:
 
     def __init__(self, project: Project) -> None:
         self.project = project
+        # What a rule learnt about the tree and the user should hear once, not as a finding (hexlint: note: ...).
+        self.notes: list[str] = []
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
 
     # ------------------------------------------------------------ units
 
@@ -83,6 +92,18 @@ class BackendModel:
             lambda: trace.entry_points(self.project, settings, self.kernel_text()),
         )
 
+    def workers(self, settings: trace.TraceSettings) -> dict[str, tuple[trace.EntryPoint, ...]]:
+        """Worker function -> every entry point that hands it to the pool, in entry order."""
+
+        def compute() -> dict[str, tuple[trace.EntryPoint, ...]]:
+            runs: dict[str, list[trace.EntryPoint]] = {}
+            for entry in self.entry_points(settings):
+                for worker in entry.workers:
+                    runs.setdefault(worker, []).append(entry)
+            return {worker: tuple(entries) for worker, entries in runs.items()}
+
+        return memoized(self.project.memo, ("model.workers", settings), compute)
+
     def traced(self, function: str, settings: trace.TraceSettings) -> bool:
         """Whether `function` (or a function it reaches) emits a compute trace event."""
         return trace.covered(self.kernel_text(), self.call_graph(), function, settings)
@@ -100,6 +121,22 @@ class BackendModel:
             return [] if body is None else list(trace.BalanceWalker(unit, settings).run(body))
 
         return memoized(self.project.memo, ("model.trace_imbalances", function, settings), compute)
+
+    def mentions(self, identifier: str) -> bool:
+        """Whether the kernel code names `identifier` (a function, macro or type), comments aside: its files and the
+        headers they include, hexlint's stand-ins and clang's own headers aside."""
+
+        def compute() -> bool:
+            pattern = re.compile(rb"\b%s\b" % re.escape(identifier.encode()))
+            encoded = identifier.encode()
+            for unit in self.kernel_units():
+                for path in _tree_files(unit):
+                    data = unit.source_bytes(path)
+                    if encoded in data and pattern.search(_COMMENT.sub(b" ", data)):
+                        return True
+            return False
+
+        return memoized(self.project.memo, ("model.mentions", identifier), compute)
 
     # ------------------------------------------------------------ loops
 
@@ -119,6 +156,14 @@ class BackendModel:
     def null_checks(self, settings: pointers.NullCheckSettings) -> list[pointers.NullCheck]:
         """Every NULL test of a pointer that is internal, a required operand or a required operand's data."""
         return pointers.null_checks(self.project, settings)
+
+
+def _tree_files(unit: UnitIndex) -> list[str]:
+    """The unit's main file and every header it includes that is neither a stand-in nor one of clang's."""
+    from hexlint.c.parse import builtin_include_dir, stubs_dir
+
+    foreign = (str(stubs_dir().resolve()) + os.sep, str(builtin_include_dir().resolve()) + os.sep)
+    return [unit.path, *(path for path in included_files(unit.unit) if not path.startswith(foreign))]
 
 
 def model_of(project: Project) -> BackendModel:
