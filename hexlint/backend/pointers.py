@@ -100,7 +100,7 @@ def _unit_null_checks(unit: UnitIndex, settings: NullCheckSettings) -> Iterator[
             continue
         resolver = resolvers.get(function)
         if resolver is None:
-            resolver = resolvers[function] = ProvenanceResolver(unit, function, settings, names)
+            resolver = ProvenanceResolver(unit, function, settings, names, resolvers)
         checked = [found for found in map(resolver.classify, tested) if found is not None]
         if checked:
             yield NullCheck(unit, statement, tuple(checked), _assert_macro_name(unit, statement, settings))
@@ -169,7 +169,14 @@ def _is_null_constant(node: Node) -> bool:
 class ProvenanceResolver:
     """Decides whether a tested expression is an internal pointer, a required operand or a required operand's data."""
 
-    def __init__(self, unit: UnitIndex, function: Node, settings: NullCheckSettings, names: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        unit: UnitIndex,
+        function: Node,
+        settings: NullCheckSettings,
+        names: tuple[str, ...],
+        resolvers: dict[Node, ProvenanceResolver] | None = None,
+    ) -> None:
         self.unit = unit
         self.function = function
         self.settings = settings
@@ -177,6 +184,9 @@ class ProvenanceResolver:
         self.function_text = unit.source_bytes(function.path)[function.start_offset : function.end_offset]
         self.variables: dict[Node, str | None] = {}
         self.callback: bool | None = None
+        # The unit's resolvers by function, shared so a parameter's callers are each resolved once.
+        self.resolvers = {} if resolvers is None else resolvers
+        self.resolvers.setdefault(function, self)
 
     def classify(self, tested: Node) -> CheckedPointer | None:
         node = tested.unwrapped()
@@ -218,9 +228,9 @@ class ProvenanceResolver:
         if not internal and declaration.kind == "PARM_DECL" and name in self.settings.worker_data_names:
             internal = self._is_callback()  # `data` is internal only as the argument of a worker callback
         if declaration.kind == "PARM_DECL":
-            if not internal or self._reassigned(name, 0):
+            if self._reassigned(name, 0):
                 return None
-            return Provenance.INTERNAL
+            return Provenance.INTERNAL if internal else self._passed_by_every_caller(declaration, depth)
         # A local: only when it is initialised once from something that is never NULL, and never reassigned.
         if self._reassigned(name, 1):
             return None
@@ -255,6 +265,33 @@ class ProvenanceResolver:
             if declaration is not None and declaration.kind == "PARM_DECL":
                 return Provenance.INTERNAL
         return None
+
+    def _passed_by_every_caller(self, parameter: Node, depth: int) -> str | None:
+        """A `static` function's parameter that every call in its unit fills with a pointer of one provenance
+        (`helper(ctx, dst->data, src0->data)`) has that provenance: internal linkage means no caller is elsewhere.
+        A function handed around as a value may be called with anything."""
+        function = self.function
+        if not function.is_static or self._is_callback():
+            return None
+        positions = [child for child in function.children() if child.kind == "PARM_DECL"]
+        index = next((i for i, child in enumerate(positions) if child == parameter), None)
+        calls = _calls_by_callee(self.unit).get(function.spelling, [])
+        if index is None or not calls:
+            return None
+        found: set[str] = set()
+        for call in calls:
+            arguments = call.arguments()
+            caller = self.unit.enclosing_function(call)
+            if len(arguments) <= index or caller is None or caller == function:
+                return None
+            resolver = self.resolvers.get(caller)
+            if resolver is None:
+                resolver = ProvenanceResolver(self.unit, caller, self.settings, self.names, self.resolvers)
+            kind = resolver._kind_of(arguments[index], depth + 1)
+            if kind is None:
+                return None
+            found.add(kind)
+        return found.pop() if len(found) == 1 else None
 
     def _is_callback(self) -> bool:
         """Whether this function is handed to something as a value (a worker callback), not only called."""
@@ -303,6 +340,16 @@ class ProvenanceResolver:
     def _reassigned(self, name: str, initialisations: int) -> bool:
         """Whether the function assigns `name` more often than its declaration does (a textual count)."""
         return assignment_count(self.function_text, name) > initialisations
+
+
+def _calls_by_callee(unit: UnitIndex) -> dict[str, list[Node]]:
+    def compute() -> dict[str, list[Node]]:
+        calls: dict[str, list[Node]] = {}
+        for call in unit.nodes("CALL_EXPR"):
+            calls.setdefault(call.spelling, []).append(call)
+        return calls
+
+    return memoized(unit.memo, "pointers.calls_by_callee", compute)
 
 
 def _initializer(declaration: Node) -> Node | None:

@@ -153,6 +153,15 @@ class Node:
         return self._cursor.is_definition()
 
     @property
+    def is_static(self) -> bool:
+        """A declaration with internal linkage (`static`): every use of it is in its translation unit."""
+        return self._cursor.linkage == cindex.LinkageKind.INTERNAL
+
+    def arguments(self) -> list[Node]:
+        """The argument expressions of a CALL_EXPR, in order (empty for other nodes)."""
+        return [Node(argument) for argument in self._cursor.get_arguments()] if self.kind == "CALL_EXPR" else []
+
+    @property
     def binary_operator(self) -> str:
         """The operator of a BINARY_OPERATOR / COMPOUND_ASSIGNMENT_OPERATOR node ("=", "/", "+=", ...), else ""."""
         if self.kind not in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR"):
