@@ -6,7 +6,14 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from hexlint.backend.kernel_params import FieldAccess, KernelParamsFacts, first_per_function, ops_overlap, path_covers
+from hexlint.backend.kernel_params import (
+    FieldAccess,
+    KernelParamsFacts,
+    Ops,
+    first_per_function,
+    ops_overlap,
+    path_covers,
+)
 from hexlint.backend.model import BackendModel
 from hexlint.checks._c_helpers import access_diagnostic, describe_ops, for_ops
 from hexlint.core import Diagnostic, Related
@@ -19,15 +26,38 @@ def check(model: BackendModel, options: Mapping[str, Any]) -> Iterator[Diagnosti
     reads_by_struct: dict[str, list[FieldAccess]] = defaultdict(list)
     for read in facts.kernel_reads:
         reads_by_struct[read.struct].append(read)
-    unread = [write for write in facts.host_writes if _unread(write, reads_by_struct.get(write.struct, []), facts)]
+    unread: list[FieldAccess] = []
+    unread_ops: dict[int, Ops] = {}
+    for write in facts.host_writes:
+        ops = _ops_without_reader(write, reads_by_struct.get(write.struct, []), facts)
+        if ops is not False:
+            unread.append(write)
+            unread_ops[id(write)] = ops
     for group in first_per_function(unread):
-        yield _finding(group[0], group, reads_by_struct[group[0].struct], facts)
+        first = group[0]
+        yield _finding(first, unread_ops[id(first)], group, reads_by_struct[first.struct], facts)
 
 
-def _unread(write: FieldAccess, reads: list[FieldAccess], facts: KernelParamsFacts) -> bool:
+def _ops_without_reader(write: FieldAccess, reads: list[FieldAccess], facts: KernelParamsFacts) -> Ops | bool:
+    """The ops for which a host write is unread (None: unknown ops), or False when every op's kernels read it.
+
+    A write shared by several ops (`case HTP_OP_MUL_MAT: case HTP_OP_MUL_MAT_ID:`) is unread for an op whose
+    kernels read the struct but not this field, even when another op's kernels read the field."""
     if not reads or not _kernel_present(write, facts):
         return False  # the kernels of this struct (or of these ops) are not part of the run
-    return not any(path_covers(read.path, write.path) and ops_overlap(write.ops, read.ops) for read in reads)
+    ops = write.ops & facts.dispatched_ops if write.ops and facts.dispatched_ops else write.ops
+    if not any(path_covers(read.path, write.path) and ops_overlap(write.ops, read.ops) for read in reads):
+        return ops
+    if not ops or len(ops) < 2:
+        return False
+    readers_of_struct = {op for read in reads if read.ops for op in read.ops}
+    unread = frozenset(
+        op
+        for op in ops
+        if op in readers_of_struct
+        and not any(path_covers(read.path, write.path) and (read.ops is None or op in read.ops) for read in reads)
+    )
+    return unread or False
 
 
 def _kernel_present(write: FieldAccess, facts: KernelParamsFacts) -> bool:
@@ -35,9 +65,8 @@ def _kernel_present(write: FieldAccess, facts: KernelParamsFacts) -> bool:
 
 
 def _finding(
-    write: FieldAccess, group: list[FieldAccess], reads: list[FieldAccess], facts: KernelParamsFacts
+    write: FieldAccess, ops: Ops, group: list[FieldAccess], reads: list[FieldAccess], facts: KernelParamsFacts
 ) -> Diagnostic:
-    ops = write.ops & facts.dispatched_ops if write.ops and facts.dispatched_ops else write.ops
     other_reads = [read for read in reads if path_covers(read.path, write.path)]
     where_else = f" (kernels read it only for {describe_ops(other_reads[0].ops)})" if other_reads else ""
     message = (
