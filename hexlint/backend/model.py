@@ -55,6 +55,18 @@ class BackendModel:
         """The kernel functions `function` reaches through the call graph, itself included."""
         return dispatch.reachable(self.call_graph(), function)
 
+    def callers(self, function: str) -> set[str]:
+        """The kernel functions that call or name `function` (the call graph read backwards)."""
+
+        def compute() -> dict[str, set[str]]:
+            backwards: dict[str, set[str]] = {}
+            for caller, callees in self.call_graph().items():
+                for callee in callees:
+                    backwards.setdefault(callee, set()).add(caller)
+            return backwards
+
+        return memoized(self.project.memo, "model.callers", compute).get(function, set())
+
     def macro_bodies(self) -> dict[bytes, bytes]:
         return dispatch.macro_bodies(self.project)
 

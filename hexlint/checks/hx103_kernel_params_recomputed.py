@@ -64,13 +64,13 @@ def check(model: BackendModel, options: Mapping[str, Any]) -> Iterator[Diagnosti
     for unit in model.kernel_units():
         if not any(function.path in read_paths for function in unit.functions.values()):
             continue  # no function of this unit reads a params struct
-        yield from _runtime_uses(unit, facts, reads_by_function, fields_by_struct, runtime_fields(options))
+        yield from _runtime_uses(model, unit, reads_by_function, fields_by_struct, runtime_fields(options))
         yield from _recomputed_locals(unit, facts, reads_by_function, fields_by_struct, name_patterns)
 
 
 def _runtime_uses(
+    model: BackendModel,
     unit: UnitIndex,
-    facts: KernelParamsFacts,
     reads_by_function: Mapping[str, list[FieldAccess]],
     fields_by_struct: Mapping[str, set[str]],
     mappings: tuple[RuntimeField, ...],
@@ -84,6 +84,11 @@ def _runtime_uses(
             function = unit.enclosing_function(node)
             reads = reads_by_function.get(function.spelling, []) if function is not None else []
             holder = next((read for read in reads if mapping.field in fields_by_struct[read.struct]), None)
+            if holder is None and function is not None:
+                # One call down: a helper or worker whose every caller has the kparams in hand.
+                holder = _held_by_every_caller(
+                    model, function.spelling, mapping.field, reads_by_function, fields_by_struct
+                )
             if holder is None:
                 continue  # no kparams with that field in scope here
             if any(read.path == mapping.field and read.node.line == node.line for read in reads):
@@ -93,13 +98,39 @@ def _runtime_uses(
         node, field, holder = found[0]
         also = sorted({other.line for other, _field, _holder in found[1:] if other.line != node.line})
         more = f" (and {len(also)} more times in `{function}`)" if also else ""
+        caller = f" (which `{holder.function}` reads before calling here)" if holder.function != function else ""
         message = (
             f"`{runtime}` is used here{more} although the host precomputed `kparams->{field}` in struct "
-            f"{holder.struct}; use `kparams->{field}` so the kernel follows the host's plan."
+            f"{holder.struct}{caller}; use `kparams->{field}` so the kernel follows the host's plan."
         )
         related = [Related(holder.span, f"struct {holder.struct} is read here")]
         related += [Related(_line_span(node, line), f"`{runtime}` is also used here") for line in also[:5]]
         yield _diagnostic(unit, node, message, tuple(related))
+
+
+def _held_by_every_caller(
+    model: BackendModel,
+    function: str,
+    field: str,
+    reads_by_function: Mapping[str, list[FieldAccess]],
+    fields_by_struct: Mapping[str, set[str]],
+    depth: int = 0,
+) -> FieldAccess | None:
+    """A kparams read holding `field` in every caller of `function` (or, up to three calls up, in all of theirs)."""
+    callers = model.callers(function) - {function}
+    if not callers or depth > 2:
+        return None
+    found = None
+    for caller in sorted(callers):
+        holder = next(
+            (read for read in reads_by_function.get(caller, ()) if field in fields_by_struct[read.struct]), None
+        )
+        if holder is None:
+            holder = _held_by_every_caller(model, caller, field, reads_by_function, fields_by_struct, depth + 1)
+        if holder is None:
+            return None
+        found = found or holder
+    return found
 
 
 def _recomputed_locals(
