@@ -68,7 +68,7 @@ def test_rule_subcommand_prints_the_docs(hexlint_cli, selector: str) -> None:
 
 def test_rule_docs_say_which_rules_see_the_tree_as_context(hexlint_cli) -> None:
     assert "## Scope\nCross-file:" in hexlint_cli("rule", "kernel-params-unread").stdout
-    assert "## Scope" not in hexlint_cli("rule", "HX104").stdout
+    assert "## Scope" not in hexlint_cli("rule", "HX108").stdout
 
 
 def test_rule_subcommand_unknown_rule_is_exit_2(hexlint_cli) -> None:

@@ -86,9 +86,13 @@ class CheckedPointer:
     reason: str
 
 
-def _unit_null_checks(unit: UnitIndex, settings: NullCheckSettings) -> Iterator[NullCheck]:
+def _unit_null_checks(
+    unit: UnitIndex,
+    settings: NullCheckSettings,
+    resolvers: dict[tuple[int, Node], ProvenanceResolver],
+    peers: tuple[UnitIndex, ...],
+) -> Iterator[NullCheck]:
     names = settings.internal_pointer_names if unit.role == "kernel" else settings.host_internal_pointer_names
-    resolvers: dict[Node, ProvenanceResolver] = {}  # one per function: it remembers what each variable is
     for statement in [*unit.nodes("IF_STMT"), *unit.nodes("CONDITIONAL_OPERATOR")]:
         children = statement.children()
         condition = _condition_of(statement, children) if children else None
@@ -98,9 +102,10 @@ def _unit_null_checks(unit: UnitIndex, settings: NullCheckSettings) -> Iterator[
         function = unit.enclosing_function(statement)
         if function is None or not _in_scope(unit, function, settings):
             continue
-        resolver = resolvers.get(function)
+        # One resolver per function (it remembers what each variable is), shared by the whole project.
+        resolver = resolvers.get((id(unit), function))
         if resolver is None:
-            resolver = ProvenanceResolver(unit, function, settings, names, resolvers)
+            resolver = ProvenanceResolver(unit, function, settings, names, resolvers, peers)
         checked = [found for found in map(resolver.classify, tested) if found is not None]
         if checked:
             yield NullCheck(unit, statement, tuple(checked), _assert_macro_name(unit, statement, settings))
@@ -175,7 +180,8 @@ class ProvenanceResolver:
         function: Node,
         settings: NullCheckSettings,
         names: tuple[str, ...],
-        resolvers: dict[Node, ProvenanceResolver] | None = None,
+        resolvers: dict[tuple[int, Node], ProvenanceResolver] | None = None,
+        peers: tuple[UnitIndex, ...] = (),
     ) -> None:
         self.unit = unit
         self.function = function
@@ -184,9 +190,11 @@ class ProvenanceResolver:
         self.function_text = unit.source_bytes(function.path)[function.start_offset : function.end_offset]
         self.variables: dict[Node, str | None] = {}
         self.callback: bool | None = None
-        # The unit's resolvers by function, shared so a parameter's callers are each resolved once.
+        # The resolvers by (unit, function), shared so a parameter's callers are each resolved once.
         self.resolvers = {} if resolvers is None else resolvers
-        self.resolvers.setdefault(function, self)
+        self.resolvers.setdefault((id(unit), function), self)
+        # The units where an extern function's callers may be: the project's units of the same role.
+        self.peers = peers or (unit,)
 
     def classify(self, tested: Node) -> CheckedPointer | None:
         node = tested.unwrapped()
@@ -199,7 +207,7 @@ class ProvenanceResolver:
 
     def _kind_of(self, node: Node, depth: int) -> str | None:
         """ "internal", "operand" or "operand data" for a pointer that can never be NULL here, else None."""
-        if depth > 4:
+        if depth > 8:  # deep enough for `factx->octx->ctx` with factx = args->factx, args = data
             return None
         node = node.unwrapped()
         if node.kind == "DECL_REF_EXPR":
@@ -267,27 +275,29 @@ class ProvenanceResolver:
         return None
 
     def _passed_by_every_caller(self, parameter: Node, depth: int) -> str | None:
-        """A `static` function's parameter that every call in its unit fills with a pointer of one provenance
-        (`helper(ctx, dst->data, src0->data)`) has that provenance: internal linkage means no caller is elsewhere.
-        A function handed around as a value may be called with anything."""
+        """A helper's parameter that every call fills with a pointer of one provenance (`helper(ctx, dst->data,
+        src0->data)`) has that provenance. A `static` helper's calls are all in its unit; an extern one's are
+        looked for in every unit of the project (a lint run parses the whole tree as context for this rule). A
+        function handed around as a value may be called with anything."""
         function = self.function
-        if not function.is_static or self._is_callback():
+        units = (self.unit,) if function.is_static else self.peers
+        if self._is_callback() or any(_named_as_value(unit, function.spelling) for unit in units):
             return None
         positions = [child for child in function.children() if child.kind == "PARM_DECL"]
         index = next((i for i, child in enumerate(positions) if child == parameter), None)
-        calls = _calls_by_callee(self.unit).get(function.spelling, [])
+        calls = [(unit, call) for unit in units for call in _calls_by_callee(unit).get(function.spelling, [])]
         if index is None or not calls:
             return None
         found: set[str] = set()
-        for call in calls:
+        for unit, call in calls:
             arguments = call.arguments()
-            caller = self.unit.enclosing_function(call)
-            if len(arguments) <= index or caller is None or caller == function:
+            caller = unit.enclosing_function(call)
+            if len(arguments) <= index or caller is None or caller.spelling == function.spelling:
                 return None
-            resolver = self.resolvers.get(caller)
+            resolver = self.resolvers.get((id(unit), caller))
             if resolver is None:
-                resolver = ProvenanceResolver(self.unit, caller, self.settings, self.names, self.resolvers)
-            kind = resolver._kind_of(arguments[index], depth + 1)
+                resolver = ProvenanceResolver(unit, caller, self.settings, self.names, self.resolvers, self.peers)
+            kind = _address_of_local_struct(arguments[index]) or resolver._kind_of(arguments[index], depth + 1)
             if kind is None:
                 return None
             found.add(kind)
@@ -311,7 +321,14 @@ class ProvenanceResolver:
             return Provenance.REQUIRED_OPERAND
         if base_kind == Provenance.INTERNAL and (
             field in self.settings.internal_members
-            or (member.type_kind == "POINTER" and (matches_any(field, self.names) or self._has_internal_type(member)))
+            or (
+                member.type_kind == "POINTER"
+                and (
+                    matches_any(field, self.names)
+                    or self._has_internal_type(member)
+                    or self._points_to_context_struct(member)
+                )
+            )
         ):
             return Provenance.INTERNAL
         if base_kind == Provenance.REQUIRED_OPERAND and field in self.settings.tensor_data_fields:
@@ -337,9 +354,44 @@ class ProvenanceResolver:
         struct = declaration.type_declaration
         return struct is not None and matches_any(struct.spelling, self.settings.internal_pointer_types)
 
+    def _points_to_context_struct(self, member: Node) -> bool:
+        """A member of an internal struct pointing at a struct that itself carries the op or session context
+        (`args->factx`, a `struct hmx_fa_context *` holding `octx`): whatever its type is called, it is a context
+        the framework built, as internal as the struct it was reached from."""
+        struct = member.type_declaration
+        if struct is None or struct.kind not in ("STRUCT_DECL", "UNION_DECL"):
+            return False
+        return any(
+            field.kind == "FIELD_DECL"
+            and field.type_kind == "POINTER"
+            and (matches_any(field.spelling, self.names) or self._has_internal_type(field))
+            for field in struct.children()
+        )
+
     def _reassigned(self, name: str, initialisations: int) -> bool:
         """Whether the function assigns `name` more often than its declaration does (a textual count)."""
         return assignment_count(self.function_text, name) > initialisations
+
+
+def _address_of_local_struct(argument: Node) -> str | None:
+    """`&factx`, a local struct the caller built (an op's context for its helpers and workers), is never NULL."""
+    node = argument.unwrapped()
+    if node.kind != "UNARY_OPERATOR" or node.unary_operator != "&":
+        return None
+    operand = node.children()
+    target = operand[0].unwrapped() if operand else None
+    if target is None or target.kind != "DECL_REF_EXPR":
+        return None
+    declaration = target.referenced
+    if declaration is None or declaration.kind != "VAR_DECL" or declaration.type_kind != "RECORD":
+        return None
+    return Provenance.INTERNAL
+
+
+def _named_as_value(unit: UnitIndex, function: str) -> bool:
+    """Whether a unit's main file names `function` other than in a call (a callback handed to a pool or queue)."""
+    data = unit.source_bytes(unit.path)
+    return function.encode() in data and re.search(rb"\b%s\b(?!\s*\()" % re.escape(function.encode()), data) is not None
 
 
 def _calls_by_callee(unit: UnitIndex) -> dict[str, list[Node]]:
@@ -389,8 +441,14 @@ class NullCheck:
 
 def null_checks(project: Project, settings: NullCheckSettings) -> list[NullCheck]:
     """Every NULL test of a pointer with a provenance, in the project's units, computed once per settings."""
-    return memoized(
-        project.memo,
-        ("pointers.null_checks", settings),
-        lambda: [check for unit in project.units for check in _unit_null_checks(unit, settings)],
-    )
+
+    def compute() -> list[NullCheck]:
+        resolvers: dict[tuple[int, Node], ProvenanceResolver] = {}
+        peers = {"kernel": tuple(project.kernel_units()), "host": tuple(project.host_units())}
+        return [
+            check
+            for unit in project.units
+            for check in _unit_null_checks(unit, settings, resolvers, peers.get(unit.role, (unit,)))
+        ]
+
+    return memoized(project.memo, ("pointers.null_checks", settings), compute)

@@ -26,7 +26,7 @@ def check(model: BackendModel, options: Mapping[str, Any]) -> Iterator[Diagnosti
         # A tree from before the trace API (or that names it otherwise): asking every kernel for it says nothing.
         if model.entry_points(settings):
             model.note(
-                f"{CODE} trace-missing found no `{start}` in the kernel code and reports nothing; if the tree's "
+                f"trace-missing ({CODE}) found no `{start}` in the kernel code and reports nothing; if the tree's "
                 f"trace API has another name, set it in start_functions."
             )
         return
