@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from hexlint import registry
 from hexlint.core import Rule
-from hexlint.discover import compile_glob, self_and_parents, spelled
+from hexlint.discover import glob_matches, self_and_parents, spelled
 from hexlint.record import field, record
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
@@ -300,7 +300,7 @@ def path_matches_glob(path: StrPath, glob: str, root: StrPath) -> bool:
         relative = absolute[len(root.rstrip(os.sep)) + 1 :]
     else:
         relative = absolute.lstrip(os.sep)
-    return bool(compile_glob(glob).match(relative))
+    return glob_matches(glob, relative)
 
 
 def ignored_codes_for(path: StrPath, config: Config) -> tuple[str, ...]:
