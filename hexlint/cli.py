@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from hexlint import __version__, registry
 from hexlint.config import ARCHITECTURES, CONTEXT_MODES, Config, ConfigError, load_config
@@ -351,20 +351,32 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'s' if number != 1 else ''}"
 
 
-def run_add_suppressions(result: LintResult, arguments: argparse.Namespace, stderr: TextIO) -> int:
-    """--add-suppressions: write the directives, say how many; exit 0 (the run is clean afterwards but for findings
-    a comment cannot hide, which are counted)."""
+MAX_SUPPRESSION_PASSES = 3
+
+
+def run_add_suppressions(
+    result: LintResult, relint: Callable[[], LintResult], arguments: argparse.Namespace, stderr: TextIO
+) -> int:
+    """--add-suppressions: write the directives, say how many; exit 0. A directive can move a macro line's
+    continuation backslash (a new HX110 on that macro), so the files are linted again and what is new is
+    suppressed too; what is left is what no comment can hide."""
     from hexlint.suppression_writer import write_suppressions
 
-    try:
-        added, covered, files = write_suppressions(result.diagnostics, arguments.add_suppressions, _read_or_none)
-    except OSError as error:
-        raise InputError(f"--add-suppressions: cannot write: {error.strerror or error}") from None
+    added = covered = 0
+    files: set[str] = set()
+    for _ in range(MAX_SUPPRESSION_PASSES):
+        try:
+            count, findings, changed = write_suppressions(result.diagnostics, arguments.add_suppressions, _read_or_none)
+        except OSError as error:
+            raise InputError(f"--add-suppressions: cannot write: {error.strerror or error}") from None
+        added, covered, files = added + count, covered + findings, files | set(changed)
+        if not count:
+            break
+        result = relint()
     if not arguments.quiet:
-        left = len(result.diagnostics) - covered
         line = f"Added {_count(added, 'suppression')} ({_count(covered, 'finding')}) in {len(files)} file(s)."
-        if left:
-            line += f" {_count(left, 'finding')} left that a comment cannot hide (binary findings, HX001)."
+        if result.diagnostics:
+            line += f" {_count(len(result.diagnostics), 'finding')} left that a comment cannot hide."
         stderr.write(line + "\n")
     return EXIT_CLEAN
 
@@ -484,7 +496,7 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
             stderr.write(f"Would fix {result.fixed} finding{'s' if result.fixed != 1 else ''} in {files} file(s).\n")
         return EXIT_FINDINGS if result.diff and not arguments.exit_zero else EXIT_CLEAN
     if arguments.add_suppressions is not None:
-        return run_add_suppressions(result, arguments, stderr)
+        return run_add_suppressions(result, lambda: lint(paths, config, settings), arguments, stderr)
     _write_output(render_report(result, arguments), arguments, stdout)
     if not arguments.quiet:
         notes = []

@@ -152,7 +152,7 @@ def validate_rule_options(
             notes.setdefault(written, f"rule option `{written}` is the old spelling; write `{new}`")
         if not _same_shape(rule.options[name], value):
             expected = _shape_name(rule.options[name])
-            raise ConfigError(f"{source}: option `{option_key(name)}` of rule {rule.code} must be a {expected}")
+            raise ConfigError(f"{source}: option `{written}` of rule {rule.code} must be a {expected}")
         checked[name] = value
     return checked
 

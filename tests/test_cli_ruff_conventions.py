@@ -280,3 +280,17 @@ def test_add_suppressions_misuse_is_a_usage_error(tree: Path, hexlint_cli, argum
     run = hexlint_cli(*arguments)
     assert run.status == 2 and named in run.stderr and run.stderr.count("\n") == 1
     assert source.read_text() == BAD_C
+
+
+def test_add_suppressions_also_hides_what_moving_a_backslash_causes(tree: Path, hexlint_cli) -> None:
+    # HX111 on the middle line; no room before its backslash, so the directive moves it: a new HX110 on the macro.
+    source = write(tree / "m.c", "#define ADD(a, b) \\\n    ((a) +        \\ \n     (b))\n")
+    assert codes_reported(hexlint_cli("--select", "HX110,HX111", "m.c")) == ["HX111"]
+    run = hexlint_cli("--select", "HX110,HX111", "--add-suppressions", "old macro", "m.c")
+    assert run.status == 0 and run.stderr.startswith("Added 2 suppressions (2 findings) in 1 file(s).")
+    assert [line.endswith("\\") or line.endswith("\\ ") for line in source.read_text().splitlines()] == [
+        True,
+        True,
+        False,
+    ]
+    assert hexlint_cli("--select", "HX110,HX111,HX001", "m.c").status == 0
