@@ -234,11 +234,13 @@ def arguments_for(path: str, role: str, settings: ParseSettings) -> list[str]:
 
 def parse_unit(path: str, role: str, settings: ParseSettings) -> ParsedUnit:
     """Parse one file. Bad C becomes HX002 diagnostics; only an unreadable file raises InputError."""
-    # Under the spelling parse() is given too: libclang matches the main file's unsaved text by that name.
-    unsaved = [(name, data) for name, data in settings.unsaved]
-    unsaved += [(path, data) for name, data in settings.unsaved if name == os.path.abspath(path) and name != path]
-    if len(unsaved) == len(settings.unsaved) and os.path.abspath(path) not in dict(unsaved):
+    absolute = os.path.abspath(path)
+    text = dict(settings.unsaved).get(absolute)
+    unsaved = list(settings.unsaved)
+    if text is None:
         _check_readable(path)
+    elif path != absolute:  # libclang matches the main file's unsaved text by the name parse() is given
+        unsaved.append((path, text))
     arguments = arguments_for(path, role, settings)
     try:
         translation_unit = cindex.Index.create().parse(
