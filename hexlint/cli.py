@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from hexlint import __version__, registry
 from hexlint.config import ARCHITECTURES, CONTEXT_MODES, Config, ConfigError, load_config
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
+# --fail-on: the least severity that fails the run, most severe first.
+FAIL_ON = ("error", "warning", "info")
 
 
 class UsageError(Exception):
@@ -82,19 +84,37 @@ def build_parser() -> argparse.ArgumentParser:
         "--select", action="append", metavar="RULES", help="codes, names or prefixes (HX1), comma separated"
     )
     selection.add_argument("--ignore", action="append", metavar="RULES", help="codes, names or prefixes to turn off")
+    selection.add_argument(
+        "--extend-select", action="append", metavar="RULES", help="rules to add to the select in effect"
+    )
+    selection.add_argument("--extend-ignore", action="append", metavar="RULES", help="the same as --ignore (ruff's)")
     selection.add_argument("--list-rules", action="store_true", help="list every rule and exit")
     output = parser.add_argument_group("output")
     output.add_argument("--format", choices=FORMATS, default="text", help="report format (default: text)")
     output.add_argument("--output", metavar="FILE", help="write the report to FILE instead of stdout")
     output.add_argument("--statistics", action="store_true", help="print the count of findings per rule instead")
     output.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    output.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default="info",
+        help="the least severity that makes the exit status 1 (default info: every finding)",
+    )
+    output.add_argument(
+        "--warnings-as-errors", action="store_true", help="report warnings as errors (they then fail --fail-on error)"
+    )
     output.add_argument("-q", "--quiet", action="store_true", help="no summary line")
     output.add_argument("-v", "--verbose", action="store_true", help="related locations, details, tracebacks")
     output.add_argument("--version", action="version", version=f"hexlint {__version__}")
     settings = parser.add_argument_group("configuration")
     settings.add_argument("--config", metavar="FILE", help="pyproject.toml or hexlint.toml to use")
     settings.add_argument("--arch", choices=ARCHITECTURES, help="Hexagon version kernels are parsed for (default v73)")
-    settings.add_argument("--compile-commands", metavar="FILE", help="compile_commands.json with host flags")
+    settings.add_argument(
+        "--compile-commands",
+        "-p",
+        metavar="PATH",
+        help="compile_commands.json with host flags, or the build directory holding it",
+    )
     settings.add_argument("--include-dir", "-I", action="append", default=[], metavar="DIR", help="extra include dir")
     settings.add_argument("--define", "-D", action="append", default=[], metavar="NAME[=VALUE]", help="extra define")
     settings.add_argument(
@@ -111,6 +131,21 @@ def build_parser() -> argparse.ArgumentParser:
     baseline.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE")
     baseline.add_argument("--fix", action="store_true", help="apply safe fixes in place")
     baseline.add_argument("--diff", action="store_true", help="print the safe fixes as a unified diff; write nothing")
+    baseline.add_argument(
+        "--add-suppressions",
+        metavar="REASON",
+        help="write `// hexlint: ignore[CODE] REASON` on the line of every finding",
+    )
+    introspection = parser.add_argument_group("introspection")
+    introspection.add_argument(
+        "--show-settings", action="store_true", help="print the resolved settings, each with where it came from"
+    )
+    introspection.add_argument(
+        "--show-files", action="store_true", help="print the files a run would lint, with their roles"
+    )
+    introspection.add_argument(
+        "--stdin-filename", metavar="PATH", help="lint the text on stdin (PATH `-`) as if it were the file PATH"
+    )
     _add_binary_arguments(parser)
     return parser
 
@@ -163,7 +198,9 @@ def format_rule_doc(rule: Rule) -> str:
         ]
     if rule.options:
         parts += ["", "## Options (set in [tool.hexlint.rules." + rule.code + "])"]
-        parts += [f"    {name} = {toml_value(value)}" for name, value in rule.options.items()]
+        from hexlint.config import option_key
+
+        parts += [f"    {option_key(name)} = {toml_value(value)}" for name, value in rule.options.items()]
     return "\n".join(parts) + "\n"
 
 
@@ -190,12 +227,20 @@ def run_rule_command(arguments: Sequence[str], stdout: TextIO) -> int:
 
 def settings_from(arguments: argparse.Namespace) -> RunSettings:
     select = _split_selectors(arguments.select)
-    ignore = _split_selectors(arguments.ignore)
-    for option, values in (("--select", arguments.select), ("--ignore", arguments.ignore)):
+    ignore = _split_selectors([*(arguments.ignore or ()), *(arguments.extend_ignore or ())])
+    extend_select = _split_selectors(arguments.extend_select)
+    given = (
+        ("--select", arguments.select),
+        ("--ignore", arguments.ignore),
+        ("--extend-select", arguments.extend_select),
+        ("--extend-ignore", arguments.extend_ignore),
+    )
+    for option, values in given:
         if values and any(not _split_selectors([value]) for value in values):
             # `--select ""` (an unset CI variable) would otherwise silently mean "every rule".
             raise UsageError(f"{option}: no rule given (codes, names or prefixes, comma separated)")
-    for option, selectors in (("--select", select), ("--ignore", ignore)):
+    for option, values in given:
+        selectors = _split_selectors(values)
         unknown = unknown_selectors(selectors)
         if unknown:
             raise UsageError(f"{option}: unknown rule `{unknown[0]}` (see hexlint --list-rules)")
@@ -203,15 +248,15 @@ def settings_from(arguments: argparse.Namespace) -> RunSettings:
         raise UsageError("--jobs: must be 0 (one per core) or a positive number")
     if arguments.fix and arguments.diff:
         raise UsageError("--fix and --diff cannot be combined: --diff only shows what --fix would write")
-    if arguments.compile_commands and not os.path.isfile(arguments.compile_commands):
-        raise UsageError(f"--compile-commands: {arguments.compile_commands}: no such file")
+    _check_introspection_arguments(arguments)
+    compile_commands = _compile_commands_argument(arguments.compile_commands)
     if arguments.project_root and not os.path.isdir(arguments.project_root):
         raise UsageError(f"--project-root: {arguments.project_root}: not a directory")
     return RunSettings(
         select=select,
         ignore=ignore,
         arch=arguments.arch,
-        compile_commands=arguments.compile_commands,
+        compile_commands=compile_commands,
         include_dirs=tuple(arguments.include_dir),
         defines=tuple(arguments.define),
         jobs=arguments.jobs,
@@ -221,11 +266,127 @@ def settings_from(arguments: argparse.Namespace) -> RunSettings:
         context=arguments.context,
         project_root=arguments.project_root,
         binary_arguments=arguments,
+        extend_select=extend_select,
+        **_stdin_settings(arguments),
     )
+
+
+def _compile_commands_argument(given: str | None) -> str | None:
+    """--compile-commands / -p: a compile_commands.json, or a build directory holding one (as clang-tidy's -p)."""
+    if not given:
+        return None
+    from hexlint.config import COMPILE_COMMANDS, compile_commands_file
+
+    path = compile_commands_file(given)
+    if os.path.isfile(path):
+        return path
+    if os.path.isdir(given):
+        raise UsageError(f"--compile-commands: {given}: the directory holds no {COMPILE_COMMANDS}")
+    raise UsageError(f"--compile-commands: {given}: no such file or directory")
+
+
+def _stdin_settings(arguments: argparse.Namespace) -> dict[str, Any]:
+    """`--stdin-filename PATH -`: the text to lint as PATH; `-` alone, or other PATHs with it, are usage errors."""
+    reads_stdin = "-" in arguments.paths
+    if arguments.stdin_filename is None:
+        if reads_stdin:
+            raise UsageError("-: reading stdin needs --stdin-filename PATH (the file the text stands for)")
+        return {}
+    if any(path != "-" for path in arguments.paths):
+        raise UsageError("--stdin-filename: lints stdin only; give `-` (or nothing) as PATH")
+    if arguments.fix or arguments.add_suppressions is not None:
+        raise UsageError("--stdin-filename: stdin cannot be rewritten; use --diff to see the fixes")
+    if arguments.show_settings or arguments.show_files:
+        return {"stdin": b"", "stdin_filename": arguments.stdin_filename}
+    buffer = getattr(sys.stdin, "buffer", None)
+    data = buffer.read() if buffer is not None else sys.stdin.read().encode("utf-8", "surrogateescape")
+    return {"stdin": data, "stdin_filename": arguments.stdin_filename}
+
+
+def _check_introspection_arguments(arguments: argparse.Namespace) -> None:
+    """--statistics, --add-suppressions and --show-*: what they cannot be combined with."""
+    if arguments.statistics and arguments.format not in ("text", "json"):
+        raise UsageError(f"--statistics: prints text or json, not {arguments.format}")
+    if arguments.add_suppressions is not None:
+        from hexlint.suppression_writer import ReasonError, check_reason
+
+        for option in ("fix", "diff", "write_baseline", "statistics"):
+            if getattr(arguments, option):
+                raise UsageError(f"--add-suppressions cannot be combined with --{option.replace('_', '-')}")
+        try:
+            arguments.add_suppressions = check_reason(arguments.add_suppressions)
+        except ReasonError as error:
+            raise UsageError(f"--add-suppressions: {error}") from None
+    if arguments.show_settings and arguments.show_files:
+        raise UsageError("--show-settings and --show-files cannot be combined: run them one at a time")
+
+
+def exit_status(result: LintResult, arguments: argparse.Namespace) -> int:
+    """1 when a finding is at least as severe as --fail-on (every finding by default), unless --exit-zero."""
+    threshold = FAIL_ON.index(arguments.fail_on)
+    failing = any(FAIL_ON.index(diagnostic.severity.value) <= threshold for diagnostic in result.diagnostics)
+    return EXIT_FINDINGS if failing and not arguments.exit_zero else EXIT_CLEAN
+
+
+def _warnings_as_errors(result: LintResult) -> LintResult:
+    from hexlint.core import Severity
+    from hexlint.record import replace
+
+    diagnostics = tuple(
+        replace(diagnostic, severity=Severity.ERROR) if diagnostic.severity is Severity.WARNING else diagnostic
+        for diagnostic in result.diagnostics
+    )
+    return replace(result, diagnostics=diagnostics)
+
+
+def _read_or_none(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'s' if number != 1 else ''}"
+
+
+MAX_SUPPRESSION_PASSES = 3
+
+
+def run_add_suppressions(
+    result: LintResult, relint: Callable[[], LintResult], arguments: argparse.Namespace, stderr: TextIO
+) -> int:
+    """--add-suppressions: write the directives, say how many; exit 0. A directive can move a macro line's
+    continuation backslash (a new HX110 on that macro), so the files are linted again and what is new is
+    suppressed too; what is left is what no comment can hide."""
+    from hexlint.suppression_writer import write_suppressions
+
+    added = covered = 0
+    files: set[str] = set()
+    for _ in range(MAX_SUPPRESSION_PASSES):
+        try:
+            count, findings, changed = write_suppressions(result.diagnostics, arguments.add_suppressions, _read_or_none)
+        except OSError as error:
+            raise InputError(f"--add-suppressions: cannot write: {error.strerror or error}") from None
+        added, covered, files = added + count, covered + findings, files | set(changed)
+        if not count:
+            break
+        result = relint()
+    if not arguments.quiet:
+        line = f"Added {_count(added, 'suppression')} ({_count(covered, 'finding')}) in {len(files)} file(s)."
+        if result.diagnostics:
+            line += f" {_count(len(result.diagnostics), 'finding')} left that a comment cannot hide."
+        stderr.write(line + "\n")
+    return EXIT_CLEAN
 
 
 def render_report(result: LintResult, arguments: argparse.Namespace) -> str:
     if arguments.statistics:
+        if arguments.format == "json":
+            from hexlint.report import render_statistics_json
+
+            return render_statistics_json(result.diagnostics)
         return render_statistics(result.diagnostics)
     if arguments.format == "json":
         from hexlint.report import json as json_report
@@ -304,12 +465,23 @@ def check_writable_target(option: str, target: str, paths: Sequence[str]) -> Non
 
 def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     settings = settings_from(arguments)
-    paths = arguments.paths or ["."]
+    paths = [settings.stdin_filename] if settings.stdin_filename is not None else arguments.paths or ["."]
     for option, target in (("--output", arguments.output), ("--write-baseline", arguments.write_baseline)):
         if target:
             check_writable_target(option, target, paths)
     config: Config = load_config(arguments.config, paths[0])
+    for note in config.notes:
+        stderr.write(f"hexlint: warning: {note}\n")
+    if arguments.show_settings or arguments.show_files:
+        from hexlint.introspect import show_files, show_settings
+
+        as_json = arguments.format == "json"
+        shown = show_settings(config, settings, as_json) if arguments.show_settings else None
+        _write_output(shown if shown is not None else show_files(paths, config, settings, as_json), arguments, stdout)
+        return EXIT_CLEAN
     result = lint(paths, config, settings)
+    if arguments.warnings_as_errors:
+        result = _warnings_as_errors(result)
     if result.files_checked == 0:
         raise InputError(f"{', '.join(paths)}: no C/C++ sources or ELF files to lint")
     if arguments.write_baseline:
@@ -323,6 +495,8 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
             files = len(result.changed_files)
             stderr.write(f"Would fix {result.fixed} finding{'s' if result.fixed != 1 else ''} in {files} file(s).\n")
         return EXIT_FINDINGS if result.diff and not arguments.exit_zero else EXIT_CLEAN
+    if arguments.add_suppressions is not None:
+        return run_add_suppressions(result, lambda: lint(paths, config, settings), arguments, stderr)
     _write_output(render_report(result, arguments), arguments, stdout)
     if not arguments.quiet:
         for note in result.notes:
@@ -336,7 +510,7 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
             notes.append(f"{result.context_files} more files of the tree used as context")
         extra = f" ({'; '.join(notes)})" if notes else ""
         stderr.write(summary_line(result.diagnostics, result.files_checked, result.fixed) + extra + "\n")
-    return EXIT_FINDINGS if result.diagnostics and not arguments.exit_zero else EXIT_CLEAN
+    return exit_status(result, arguments)
 
 
 def _dispatch(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:

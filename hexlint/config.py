@@ -4,6 +4,9 @@ The nearest configuration is found by walking up from the first linted path (or 
 directory a `hexlint.toml` wins over a `pyproject.toml`, and a pyproject.toml without a `[tool.hexlint]` table is
 passed over, as ruff does. Relative paths in the file (include dirs, compile commands, per-file-ignores globs) are
 relative to the directory of the file that holds them. Unknown keys and unknown rule options are errors naming them.
+
+Every key is kebab-case, rule options too (`internal-pointer-names`); a rule option's old snake_case spelling still
+works and is noted once (Config.notes, printed by the CLI on stderr).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from hexlint import registry
 from hexlint.core import Rule
-from hexlint.discover import compile_glob, self_and_parents, spelled
+from hexlint.discover import glob_matches, self_and_parents, spelled
 from hexlint.record import field, record
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
@@ -29,7 +32,17 @@ ARCHITECTURES = ("v73", "v75", "v79", "v81")
 # What the cross-file rules see besides the files of the run: the rest of the backend tree, or nothing.
 CONTEXT_MODES = ("tree", "files")
 
-_LIST_KEYS = ("select", "ignore", "kernel-globs", "host-globs", "include-dirs", "defines", "exclude")
+_LIST_KEYS = (
+    "select",
+    "extend-select",
+    "ignore",
+    "extend-ignore",
+    "kernel-globs",
+    "host-globs",
+    "include-dirs",
+    "defines",
+    "exclude",
+)
 _KNOWN_KEYS = frozenset(
     (*_LIST_KEYS, "per-file-ignores", "arch", "compile-commands", "context", "project-root", "rules")
 )
@@ -51,7 +64,8 @@ class Config:
 
     path: str | None = None  # the file it came from, None for defaults
     select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()  # added to `select` (ruff's extend-select)
+    ignore: tuple[str, ...] = ()  # `ignore` and `extend-ignore` together: both add to the rules turned off
     per_file_ignores: tuple[PerFileIgnore, ...] = ()
     kernel_globs: tuple[str, ...] = ()
     host_globs: tuple[str, ...] = ()
@@ -64,6 +78,8 @@ class Config:
     project_root: str | None = None  # the tree parsed as context; None: found from the linted files
     # rule code -> option name -> value, already validated against the rule's [options]
     rule_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    keys_set: frozenset[str] = frozenset()  # the top-level keys the file sets (`rules.CODE.option` for rule options)
+    notes: tuple[str, ...] = ()  # deprecation notes, one per old spelling, for the CLI to print on stderr
 
     @property
     def root(self) -> str:
@@ -112,21 +128,36 @@ def _shape_name(default: Any) -> str:
     return {"dict": "table", "str": "string"}.get(type(default).__name__, type(default).__name__)
 
 
-def validate_rule_options(rule: Rule, options: Mapping[str, Any], source: str) -> dict[str, Any]:
-    """Options for one rule from a config table; an unknown name or a wrong type is an error naming it."""
+def option_key(name: str) -> str:
+    """How a rule option is spelled in a configuration (kebab-case, like every other key)."""
+    return name.replace("_", "-")
+
+
+def validate_rule_options(
+    rule: Rule, options: Mapping[str, Any], source: str, notes: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Options for one rule from a config table, keyed by the rule's own (snake_case) names; an unknown name or a
+    wrong type is an error naming it. An option written in the old snake_case adds a note to `notes` (one per key)."""
     checked: dict[str, Any] = {}
-    for name, value in options.items():
+    for written, value in options.items():
+        name = written.replace("-", "_")
         if name not in rule.options:
-            known = ", ".join(sorted(rule.options)) or "none"
-            raise ConfigError(f"{source}: unknown option `{name}` for rule {rule.code} ({rule.name}); known: {known}")
+            known = ", ".join(sorted(option_key(known) for known in rule.options)) or "none"
+            where = f"rule {rule.code} ({rule.name})"
+            raise ConfigError(f"{source}: unknown option `{written}` for {where}; known: {known}")
+        if name in checked:
+            raise ConfigError(f"{source}: option `{option_key(name)}` of rule {rule.code} is set twice (two spellings)")
+        if "_" in written and notes is not None:
+            new = option_key(name)
+            notes.setdefault(written, f"rule option `{written}` is the old spelling; write `{new}`")
         if not _same_shape(rule.options[name], value):
             expected = _shape_name(rule.options[name])
-            raise ConfigError(f"{source}: option `{name}` of rule {rule.code} must be a {expected}")
+            raise ConfigError(f"{source}: option `{written}` of rule {rule.code} must be a {expected}")
         checked[name] = value
     return checked
 
 
-def _parse_rule_tables(value: Any, source: str) -> dict[str, dict[str, Any]]:
+def _parse_rule_tables(value: Any, source: str, notes: dict[str, str]) -> dict[str, dict[str, Any]]:
     if not isinstance(value, dict):
         raise ConfigError(f"{source}: `rules` must be a table of rule tables")
     parsed: dict[str, dict[str, Any]] = {}
@@ -136,7 +167,8 @@ def _parse_rule_tables(value: Any, source: str) -> dict[str, dict[str, Any]]:
             raise ConfigError(f"{source}: `rules.{key}` names an unknown rule")
         if not isinstance(options, dict):
             raise ConfigError(f"{source}: `rules.{key}` must be a table of options")
-        parsed.setdefault(rule.code, {}).update(validate_rule_options(rule, options, f"{source}: rules.{key}"))
+        checked = validate_rule_options(rule, options, f"{source}: rules.{key}", notes)
+        parsed.setdefault(rule.code, {}).update(checked)
     return parsed
 
 
@@ -151,6 +183,14 @@ def _parse_per_file_ignores(value: Any, source: str) -> tuple[PerFileIgnore, ...
     return tuple(entries)
 
 
+COMPILE_COMMANDS = "compile_commands.json"
+
+
+def compile_commands_file(path: str) -> str:
+    """The compile_commands.json a path names: the file itself, or the one in a build directory (clang-tidy's -p)."""
+    return os.path.join(path, COMPILE_COMMANDS) if os.path.isdir(path) else path
+
+
 def _relative_to(base: str, value: str) -> str:
     return spelled(os.path.join(base, value)) if not os.path.isabs(value) else value
 
@@ -159,9 +199,11 @@ def config_from_table(table: Mapping[str, Any], source: StrPath) -> Config:
     """Validate a [tool.hexlint] table (or a hexlint.toml document) read from `source`."""
     unknown = sorted(set(table) - _KNOWN_KEYS)
     if unknown:
-        raise ConfigError(f"{source}: unknown key `{unknown[0]}` in hexlint configuration")
+        kebab = unknown[0].replace("_", "-")
+        hint = f"; did you mean `{kebab}`?" if kebab in _KNOWN_KEYS else ""
+        raise ConfigError(f"{source}: unknown key `{unknown[0]}` in hexlint configuration{hint}")
     lists = {key: _expect_list_of_strings(table[key], key, source) for key in _LIST_KEYS if key in table}
-    for key in ("select", "ignore"):
+    for key in ("select", "extend-select", "ignore", "extend-ignore"):
         _check_selectors(lists.get(key, ()), key, source)
     arch = table.get("arch")
     if arch is not None and arch not in ARCHITECTURES:
@@ -179,10 +221,14 @@ def config_from_table(table: Mapping[str, Any], source: StrPath) -> Config:
     base = os.path.dirname(source)
     if project_root is not None and not os.path.isdir(_relative_to(base, project_root)):
         raise ConfigError(f"{source}: `project-root` {project_root!r} is not a directory")
+    notes: dict[str, str] = {}
+    rule_tables = _parse_rule_tables(table.get("rules", {}), source, notes)
+    option_keys = {f"rules.{code}.{option_key(name)}" for code, options in rule_tables.items() for name in options}
     return Config(
         path=source,
         select=lists.get("select", ()),
-        ignore=lists.get("ignore", ()),
+        extend_select=lists.get("extend-select", ()),
+        ignore=(*lists.get("ignore", ()), *lists.get("extend-ignore", ())),
         per_file_ignores=_parse_per_file_ignores(table.get("per-file-ignores", {}), source),
         kernel_globs=lists.get("kernel-globs", ()),
         host_globs=lists.get("host-globs", ()),
@@ -190,10 +236,12 @@ def config_from_table(table: Mapping[str, Any], source: StrPath) -> Config:
         defines=lists.get("defines", ()),
         exclude=lists.get("exclude", ()),
         arch=arch,
-        compile_commands=_relative_to(base, compile_commands) if compile_commands else None,
+        compile_commands=compile_commands_file(_relative_to(base, compile_commands)) if compile_commands else None,
         context=context,
         project_root=_relative_to(base, project_root) if project_root else None,
-        rule_options=_parse_rule_tables(table.get("rules", {}), source),
+        rule_options=rule_tables,
+        keys_set=frozenset(key for key in table if key != "rules") | option_keys,
+        notes=tuple(f"{source}: {note}" for note in notes.values()),
     )
 
 
@@ -300,7 +348,7 @@ def path_matches_glob(path: StrPath, glob: str, root: StrPath) -> bool:
         relative = absolute[len(root.rstrip(os.sep)) + 1 :]
     else:
         relative = absolute.lstrip(os.sep)
-    return bool(compile_glob(glob).match(relative))
+    return glob_matches(glob, relative)
 
 
 def ignored_codes_for(path: StrPath, config: Config) -> tuple[str, ...]:

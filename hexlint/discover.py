@@ -3,18 +3,17 @@
 Directories are walked; hidden directories and `.gitignore`d paths are skipped while walking. A file named
 explicitly on the command line is always linted, whatever its name or ignore status (like ruff and clang-tidy).
 
-`.gitignore` handling is our own small matcher instead of `git check-ignore`: it needs no git binary, behaves the
-same inside and outside a work tree, and is deterministic in tests. It reads every `.gitignore` from the directory
-holding `.git` (or the walk root when there is none) down to each walked directory, plus `.git/info/exclude`,
-and supports the gitignore syntax people use: `#` comments, `!` negation, trailing `/` (directories only),
-a leading or inner `/` (anchored to the .gitignore's directory), `*`, `?`, `[...]` and `**`.
+`.gitignore` files are matched with pathspec's GitIgnoreSpec (what black, mypy and most Python tools use) instead of
+`git check-ignore`: it needs no git binary, behaves the same inside and outside a work tree, and is deterministic in
+tests. hexlint reads every `.gitignore` from the directory holding `.git` (or the walk root when there is none) down to
+each walked directory, plus `.git/info/exclude`; each file's patterns are relative to its own directory, and the
+last pattern that matches decides, a deeper file's over the ones above. Config globs use the same syntax.
 """
 
 from __future__ import annotations
 
 import functools
 import os
-import re
 from collections.abc import Iterator, Sequence
 
 from hexlint.record import record
@@ -24,6 +23,8 @@ from hexlint.record import record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from os import PathLike
+
+    from pathspec import GitIgnoreSpec
 
     StrPath = str | PathLike[str]
 
@@ -37,11 +38,11 @@ class DiscoveryError(Exception):
 
 
 @record
-class IgnorePattern:
-    regex: re.Pattern[str] | SimpleGlob
-    negated: bool
-    directory_only: bool
-    base: str  # the directory of the .gitignore that holds the pattern
+class IgnoreFile:
+    """One .gitignore (or .git/info/exclude): its patterns and the directory they are relative to."""
+
+    spec: GitIgnoreSpec
+    base: str
 
 
 @record
@@ -81,116 +82,31 @@ def spelled(path: StrPath) -> str:
     return os.sep.join(parts) or "."
 
 
-def glob_to_regex(glob: str) -> str:
-    """Translate one gitignore glob (already stripped of ! and the trailing /) to a regex over posix paths."""
-    out: list[str] = []
-    i = 0
-    while i < len(glob):
-        char = glob[i]
-        if glob.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif glob.startswith("/**", i) and i + 3 == len(glob):
-            out.append("/.*")
-            i += 3
-        elif glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif char == "*":
-            out.append("[^/]*")
-            i += 1
-        elif char == "?":
-            out.append("[^/]")
-            i += 1
-        elif char == "[":
-            end = glob.find("]", i + 2)
-            if end == -1:
-                out.append(re.escape(char))
-                i += 1
-            else:
-                body = glob[i + 1 : end].replace("\\", "\\\\")
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append(f"[{body}]")
-                i = end + 1
-        elif char == "\\" and i + 1 < len(glob):
-            out.append(re.escape(glob[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(char))
-            i += 1
-    return "".join(out)
-
-
-@record
-class SimpleGlob:
-    """A glob with one `*` at most, at its start or end, matched with string methods: a repository's .gitignore is
-    mostly `*.o`, `build/` and `/models/*`, and compiling a regex for each of them cost more than the whole walk."""
-
-    text: str  # the literal part
-    star: str  # "" (no star), "start" (`*.o`) or "end" (`build*`)
-    anchored: bool  # matched from the .gitignore's directory, not at any depth
-
-    def match(self, relative: str) -> bool:
-        """What the glob's regex (`_glob_regex`) says for a posix path relative to the .gitignore's directory."""
-        if self.anchored:
-            if self.star == "end":
-                return relative.startswith(self.text)
-            head = relative.split("/", 1)[0] if self.star == "start" else relative
-            if self.star == "start":
-                return head.endswith(self.text)
-            return relative == self.text or relative.startswith(self.text + "/")
-        names = relative.split("/")
-        if self.star == "start":
-            return any(name.endswith(self.text) for name in names)
-        if self.star == "end":
-            return any(name.startswith(self.text) for name in names)
-        return self.text in names
-
-
-_GLOB_SPECIALS = frozenset("*?[\\")
-
-
 @functools.lru_cache(maxsize=1024)
-def compile_glob(glob: str) -> re.Pattern[str] | SimpleGlob:
-    """A gitignore-style glob: without an inner "/" it matches a name at any depth, with one it is anchored.
-    The result's `match(posix_relative_path)` is truthy when the glob matches."""
-    anchored = "/" in glob.rstrip("/")
-    body = glob.strip("/")
-    star = "start" if body.startswith("*") else "end" if body.endswith("*") else ""
-    literal = body.strip("*") if star else body
-    simple = literal and not _GLOB_SPECIALS.intersection(literal) and body.count("*") == (1 if star else 0)
-    # An anchored `*` followed by a path (`/*/x`) spans two names: left to the regex.
-    if simple and not (star == "start" and anchored and "/" in literal):
-        return SimpleGlob(literal, star, anchored)
-    return _glob_regex(glob)
+def compile_glob(glob: str) -> GitIgnoreSpec:
+    """A config glob in gitignore syntax (pathspec's GitIgnoreSpec): without an inner "/" it matches a name at any
+    depth, with one it is anchored; a match on a directory covers what is below it."""
+    return _gitignore_spec([glob])
 
 
-def _glob_regex(glob: str) -> re.Pattern[str]:
-    anchored = "/" in glob.rstrip("/")
-    body = glob_to_regex(glob.strip("/"))
-    return re.compile(f"^{body}(?:/.*)?$" if anchored else f"^(?:.*/)?{body}(?:/.*)?$")
+def _gitignore_spec(lines: Sequence[str]) -> GitIgnoreSpec:
+    # Imported on first use: a run in a tree without .gitignore files or config globs does not pay for it.
+    from pathspec import GitIgnoreSpec
+
+    return GitIgnoreSpec.from_lines(lines)
 
 
-def parse_gitignore(text: str, base: StrPath) -> list[IgnorePattern]:
-    """The patterns of one .gitignore file whose directory is `base`."""
-    base = spelled(base)
-    patterns: list[IgnorePattern] = []
-    for raw_line in text.splitlines():
-        line = raw_line.rstrip()
-        if raw_line.endswith("\\ "):  # an escaped trailing space is significant
-            line = raw_line
-        if not line or line.startswith("#"):
-            continue
-        negated = line.startswith("!")
-        if negated or line.startswith("\\!") or line.startswith("\\#"):
-            line = line[1:]
-        directory_only = line.endswith("/")
-        line = line.rstrip("/")
-        if not line:
-            continue
-        patterns.append(IgnorePattern(compile_glob(line), negated, directory_only, base))
-    return patterns
+def glob_matches(glob: str, relative: str) -> bool:
+    """Whether a config glob matches a posix path relative to the configuration's directory."""
+    return compile_glob(glob).match_file(relative)
+
+
+def parse_gitignore(text: str, base: StrPath) -> list[IgnoreFile]:
+    """The patterns of one .gitignore file whose directory is `base` (a list: empty when it holds none)."""
+    lines = text.splitlines()
+    if not any(line.strip() and not line.startswith("#") for line in lines):
+        return []
+    return [IgnoreFile(_gitignore_spec(lines), spelled(base))]
 
 
 def _relative_posix(path_text: str, base: StrPath) -> str | None:
@@ -207,28 +123,23 @@ def _relative_posix(path_text: str, base: StrPath) -> str | None:
     return relative if os.sep == "/" else relative.replace(os.sep, "/")
 
 
-def _matches(pattern: IgnorePattern, path_text: str, is_dir: bool) -> bool:
-    relative = _relative_posix(path_text, pattern.base)
-    if relative is None or relative == ".":
-        return False
-    if pattern.directory_only and not is_dir:
-        # "build/" ignores everything under a directory named build, never a file named build.
-        parent = relative.rsplit("/", 1)[0] if "/" in relative else ""
-        return bool(parent) and bool(pattern.regex.match(parent))
-    return bool(pattern.regex.match(relative))
-
-
-def is_ignored(path: StrPath, is_dir: bool, patterns: Sequence[IgnorePattern]) -> bool:
-    """The last matching pattern decides, as in git."""
+def is_ignored(path: StrPath, is_dir: bool, patterns: Sequence[IgnoreFile]) -> bool:
+    """As git decides: the last matching pattern wins, a deeper .gitignore over the ones above it (`patterns` runs
+    from .git/info/exclude and the top .gitignore down)."""
     ignored = False
     path_text = spelled(path)
-    for pattern in patterns:
-        if _matches(pattern, path_text, is_dir):
-            ignored = not pattern.negated
+    for ignore_file in patterns:
+        relative = _relative_posix(path_text, ignore_file.base)
+        if relative is None or relative == ".":
+            continue
+        # pathspec tells a directory by its trailing slash ("build/" ignores the directory, never a file named build).
+        decided = ignore_file.spec.check_file(relative + "/" if is_dir else relative).include
+        if decided is not None:
+            ignored = decided
     return ignored
 
 
-def _read_patterns(gitignore: str, base: str | None = None) -> list[IgnorePattern]:
+def _read_patterns(gitignore: str, base: str | None = None) -> list[IgnoreFile]:
     """The patterns of an ignore file, relative to `base` (its own directory unless given)."""
     try:
         with open(gitignore, encoding="utf-8", errors="replace") as handle:
@@ -253,7 +164,7 @@ def find_repository_root(start: StrPath) -> str | None:
     return None
 
 
-def inherited_patterns(directory: StrPath) -> list[IgnorePattern]:
+def inherited_patterns(directory: StrPath) -> list[IgnoreFile]:
     """Patterns from .git/info/exclude and the .gitignore files above `directory` up to the repository root."""
     directory = spelled(os.path.abspath(directory))
     root = find_repository_root(directory)
@@ -288,7 +199,7 @@ def walk_directory(root: StrPath) -> Iterator[str]:
     absolute_root = os.path.realpath(root)
     base_patterns = inherited_patterns(absolute_root)
 
-    def walk(directory: str, shown: str, patterns: list[IgnorePattern]) -> Iterator[str]:
+    def walk(directory: str, shown: str, patterns: list[IgnoreFile]) -> Iterator[str]:
         local = patterns + _read_patterns(os.path.join(directory, ".gitignore"))
         try:
             entries = sorted(os.scandir(directory), key=lambda entry: entry.name)

@@ -57,6 +57,9 @@ class RunSettings:
 
     select: tuple[str, ...] = ()  # replaces the config's select when given
     ignore: tuple[str, ...] = ()  # extends the config's ignore
+    extend_select: tuple[str, ...] = ()  # added to the select in effect (--extend-select)
+    stdin: bytes | None = None  # `--stdin-filename PATH -`: the text linted as PATH instead of the PATHS' files
+    stdin_filename: str | None = None
     arch: str | None = None
     compile_commands: str | None = None
     include_dirs: tuple[str, ...] = ()
@@ -111,9 +114,15 @@ def is_enabled(rule: Rule | registry.RuleKey, select: Sequence[str], ignore: Seq
     return _specificity(rule, select) > _specificity(rule, ignore)
 
 
+def selectors_in_effect(config: Config, settings: RunSettings) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(select, ignore) as ruff layers them: --select replaces the configuration's select and its extend-select,
+    --extend-select adds to whichever select is in effect; every ignore and extend-ignore adds up."""
+    base = settings.select or (*(config.select or ("ALL",)), *config.extend_select)
+    return (*base, *settings.extend_select), (*config.ignore, *settings.ignore)
+
+
 def enabled_rules(config: Config, settings: RunSettings) -> tuple[Rule, ...]:
-    select = settings.select or config.select or ("ALL",)
-    ignore = (*config.ignore, *settings.ignore)
+    select, ignore = selectors_in_effect(config, settings)
     enabled = [registry.rule_at(key.path) for key in registry.rule_keys() if is_enabled(key, select, ignore)]
     # Parse errors are shown whenever C is parsed, unless the user ignores HX002 explicitly (ruff shows syntax errors).
     parse_error = registry.find_rule(PARSE_ERROR) if any(rule.kind == "source" for rule in enabled) else None
@@ -292,7 +301,15 @@ def _parse_settings(config: Config, settings: RunSettings) -> Any:
         defines=(*settings.defines, *config.defines),
         compile_commands=compile_commands,
         sdk_root=sdk_root,
+        unsaved=stdin_unsaved(settings),
     )
+
+
+def stdin_unsaved(settings: RunSettings) -> tuple[tuple[str, bytes], ...]:
+    """The stdin text under its file's absolute path, for libclang to read instead of the disk."""
+    if settings.stdin is None or settings.stdin_filename is None:
+        return ()
+    return ((os.path.abspath(settings.stdin_filename), settings.stdin),)
 
 
 def _parse_all(
@@ -637,8 +654,13 @@ def collect_files(paths: Sequence[str], config: Config) -> tuple[list[str], list
 def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tuple[_Pass, tuple[Rule, ...]]:
     rules = enabled_rules(config, settings)
     options = OptionsByCode(config)
-    source_paths, binary_paths = collect_files(paths, config)
-    sources = {path: read_source(path) for path in source_paths}
+    if settings.stdin is not None and settings.stdin_filename is not None:
+        # Linted as if the file held the text; the tree around it is still the context of the cross-file rules.
+        source_paths, binary_paths = [display_path(settings.stdin_filename)], []
+        sources = {source_paths[0]: settings.stdin}
+    else:
+        source_paths, binary_paths = collect_files(paths, config)
+        sources = {path: read_source(path) for path in source_paths}
     raw = run_text_rules(sources, rules, options)
     context = context_sources(source_paths, rules, config, settings) if source_paths else []
     notes: list[str] = []

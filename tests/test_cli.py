@@ -293,7 +293,9 @@ def test_rule_docs_print_option_defaults_as_pasteable_toml(hexlint_cli) -> None:
         if not rule.options:
             continue
         printed = hexlint_cli("rule", rule.code).stdout.split("## Options", 1)[1].splitlines()[1:]
-        assert tomllib.loads("\n".join(line.strip() for line in printed)) == dict(rule.options)
+        # Printed in kebab-case, the spelling a configuration uses.
+        kebab = {name.replace("_", "-"): value for name, value in rule.options.items()}
+        assert tomllib.loads("\n".join(line.strip() for line in printed)) == kebab
 
 
 def test_hexagon_sdk_root_headers_replace_the_stand_ins(tmp_path: Path, monkeypatch, hexlint_cli) -> None:

@@ -198,3 +198,65 @@ def test_role_globs_decide_kernel_or_host(tmp_path: Path) -> None:
     assert role_for(str(tmp_path / "htp" / "tools" / "gen.c"), config, settings) == "host"
     assert role_for(str(tmp_path / "htp" / "ops.c"), config, settings) == "kernel"  # the default: below htp/
     assert role_for(str(tmp_path / "host" / "prep.cpp"), config, settings) == "host"
+
+
+def test_rule_options_are_kebab_case_and_the_old_snake_case_still_works_with_a_note(tmp_path: Path) -> None:
+    rule = find_rule("HX104")
+    assert rule is not None
+    kebab = load_config_file(write(tmp_path / "kebab.toml", '[rules.HX104]\ninternal-pointer-names = ["mine"]\n'))
+    assert rule_options(rule, kebab)["internal_pointer_names"] == ["mine"]
+    assert kebab.notes == ()
+    snake = load_config_file(write(tmp_path / "snake.toml", '[rules.HX104]\ninternal_pointer_names = ["mine"]\n'))
+    assert rule_options(rule, snake) == rule_options(rule, kebab)
+    assert len(snake.notes) == 1
+    assert "internal_pointer_names" in snake.notes[0] and "`internal-pointer-names`" in snake.notes[0]
+    assert str(tmp_path / "snake.toml") in snake.notes[0] and "\n" not in snake.notes[0]
+
+
+def test_an_old_spelling_is_noted_once_however_many_tables_use_it(tmp_path: Path) -> None:
+    text = '[rules.HX101]\nstruct_pattern = "^a$"\n[rules.HX102]\nstruct_pattern = "^a$"\nop_pattern = "^b$"\n'
+    config = load_config_file(write(tmp_path / "hexlint.toml", text))
+    assert [note.split("`")[1] for note in config.notes] == ["struct_pattern", "op_pattern"]
+
+
+def test_both_spellings_of_one_option_are_an_error(tmp_path: Path) -> None:
+    path = write(tmp_path / "hexlint.toml", "[rules.HX104]\ninternal-pointer-names = []\ninternal_pointer_names = []\n")
+    with pytest.raises(ConfigError, match="internal-pointer-names"):
+        load_config_file(path)
+
+
+def test_the_cli_prints_each_deprecation_note_once_on_stderr(tmp_path: Path, monkeypatch, hexlint_cli) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "hexlint.toml", '[rules.HX101]\nstruct_pattern = "^a$"\n[rules.HX102]\nstruct_pattern = "^a$"\n')
+    write(tmp_path / "k.c", "int a;\n")
+    run = hexlint_cli("--select", "HX110", "k.c")
+    assert run.status == 0
+    assert run.stderr.count("struct_pattern") == 1
+    assert run.stderr.startswith("hexlint: warning: ") and "`struct-pattern`" in run.stderr
+
+
+def test_a_snake_case_top_level_key_is_an_error_that_names_the_kebab_spelling(tmp_path: Path) -> None:
+    path = write(tmp_path / "hexlint.toml", "per_file_ignores = {}\n")
+    with pytest.raises(ConfigError, match="did you mean `per-file-ignores`"):
+        load_config_file(path)
+
+
+def test_extend_select_and_extend_ignore_in_the_configuration(tmp_path: Path) -> None:
+    text = 'select = ["HX0"]\nextend-select = ["HX110"]\nextend-ignore = ["HX001"]\n'
+    config = load_config_file(write(tmp_path / "hexlint.toml", text))
+    codes = {rule.code for rule in enabled_rules(config, RunSettings())}
+    assert "HX110" in codes and "HX002" in codes and "HX001" not in codes and "HX111" not in codes
+    # --select replaces the configuration's select together with its extend-select, as ruff layers them.
+    codes = {rule.code for rule in enabled_rules(config, RunSettings(select=("HX111",)))}
+    assert "HX111" in codes and "HX110" not in codes
+    codes = {rule.code for rule in enabled_rules(config, RunSettings(extend_select=("HX111",)))}
+    assert {"HX110", "HX111", "HX002"} <= codes and "HX001" not in codes
+    bad = write(tmp_path / "bad.toml", 'extend-select = ["HX998"]\n')
+    with pytest.raises(ConfigError, match="extend-select"):
+        load_config_file(bad)
+
+
+def test_compile_commands_may_name_the_build_directory(tmp_path: Path) -> None:
+    (tmp_path / "build").mkdir()
+    config = load_config_file(write(tmp_path / "hexlint.toml", 'compile-commands = "build"\n'))
+    assert config.compile_commands == str(tmp_path / "build" / "compile_commands.json")

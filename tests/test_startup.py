@@ -438,26 +438,6 @@ def test_gitignore_paths_relative_to_their_base_as_pathlib_says(base: list, belo
         assert _relative_posix(str(path), base_path) == expected
 
 
-glob_text = st.text(alphabet="ab.*/", min_size=1, max_size=6).filter(lambda glob: glob.strip("/"))
-relative_paths = st.lists(st.sampled_from(["a", "b", "ab", "a.b", ".b", "ba", "b.a"]), min_size=1, max_size=4)
-
-
-@settings(max_examples=1500, deadline=None)
-@given(glob_text, relative_paths)
-def test_globs_matched_without_a_regex_match_what_their_regex_matches(glob: str, names: list) -> None:
-    from hexlint.discover import _glob_regex, compile_glob
-
-    relative = "/".join(names)
-    assert bool(compile_glob(glob).match(relative)) == bool(_glob_regex(glob).match(relative))
-
-
-@pytest.mark.parametrize("glob", ["*.o", "build", "/build*", "/models/*", "__pycache__", "docs/build", "*.gen.c"])
-def test_a_typical_gitignore_needs_no_regex(glob: str) -> None:
-    from hexlint.discover import SimpleGlob, compile_glob
-
-    assert isinstance(compile_glob(glob), SimpleGlob)
-
-
 def test_the_console_script_and_python_m_run_the_same_process_entry(tmp_path: Path) -> None:
     with open(ROOT / "pyproject.toml", "rb") as handle:
         scripts = tomllib.load(handle)["project"]["scripts"]

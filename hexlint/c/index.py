@@ -46,7 +46,7 @@ class UnitIndex:
         self._cursors_by_kind: dict[int, list[cindex.Cursor]] = defaultdict(list)
         self._top_level: list[cindex.Cursor] = []
         self._lines: dict[str, list[str]] = {}
-        self._bytes: dict[str, bytes] = {}
+        self._bytes: dict[str, bytes] = dict(unit.unsaved)  # stdin's text, not the file on disk
         self._functions: dict[str, Node] | None = None
         self._function_ranges: dict[str, list[tuple[int, int, Node]]] | None = None
         self._function_starts: dict[str, list[int]] = {}

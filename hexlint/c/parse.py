@@ -59,6 +59,8 @@ class ParseSettings:
     sdk_root: str | None = None
     # Appended to the clang arguments as given (like clang-tidy's --extra-arg), e.g. "-nostdinc++" or "-DNDEBUG".
     extra_arguments: tuple[str, ...] = ()
+    # (absolute path, contents) libclang reads instead of the disk: the text of `--stdin-filename PATH -`.
+    unsaved: tuple[tuple[str, bytes], ...] = ()
 
 
 @record(frozen=False)
@@ -68,6 +70,7 @@ class ParsedUnit:
     translation_unit: cindex.TranslationUnit | None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     arguments: tuple[str, ...] = ()
+    unsaved: tuple[tuple[str, bytes], ...] = ()  # the text libclang read instead of the disk (stdin), by file name
 
     @property
     def usable(self) -> bool:
@@ -231,16 +234,25 @@ def arguments_for(path: str, role: str, settings: ParseSettings) -> list[str]:
 
 def parse_unit(path: str, role: str, settings: ParseSettings) -> ParsedUnit:
     """Parse one file. Bad C becomes HX002 diagnostics; only an unreadable file raises InputError."""
-    _check_readable(path)
+    absolute = os.path.abspath(path)
+    text = dict(settings.unsaved).get(absolute)
+    unsaved = list(settings.unsaved)
+    if text is None:
+        _check_readable(path)
+    elif path != absolute:  # libclang matches the main file's unsaved text by the name parse() is given
+        unsaved.append((path, text))
     arguments = arguments_for(path, role, settings)
     try:
-        translation_unit = cindex.Index.create().parse(path, args=arguments, options=_KEEP_GOING)
+        translation_unit = cindex.Index.create().parse(
+            path, args=arguments, unsaved_files=unsaved or None, options=_KEEP_GOING
+        )
     except cindex.TranslationUnitLoadError:
         failure = _parse_error(
             path, None, None, "libclang could not parse this file at all (unsupported target or flag?)"
         )
         return ParsedUnit(path, role, None, [failure], tuple(arguments))
-    return ParsedUnit(path, role, translation_unit, list(parse_errors(translation_unit, path)), tuple(arguments))
+    diagnostics = list(parse_errors(translation_unit, path))
+    return ParsedUnit(path, role, translation_unit, diagnostics, tuple(arguments), tuple(unsaved))
 
 
 def _check_readable(path: str) -> None:

@@ -114,3 +114,16 @@ def render_statistics(diagnostics: Sequence[Diagnostic]) -> str:
         marker = "[*]" if fixable[code] else "   "
         lines.append(f"{count:>6}  {code}  {marker} {name}")
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def render_statistics_json(diagnostics: Sequence[Diagnostic]) -> str:
+    """`--statistics --format json`: the same counts as one object, rules in the text's order."""
+    from hexlint import __version__
+
+    counts = Counter((diagnostic.code, diagnostic.name) for diagnostic in diagnostics)
+    fixable = Counter(diagnostic.code for diagnostic in diagnostics if has_safe_fix(diagnostic))
+    rows = [
+        {"code": code, "name": name, "count": count, "fixable": bool(fixable[code])}
+        for (code, name), count in sorted(counts.items(), key=lambda item: (-item[1], item[0][0]))
+    ]
+    return dump_json({"version": __version__, "total": len(diagnostics), "statistics": rows})
