@@ -27,6 +27,8 @@ CHECK_MODULES: dict[str, str] = {
     "HX110": "hx110_macro_backslash_misaligned",
     "HX111": "hx111_macro_backslash_whitespace",
     "HX116": "hx116_unroll_excessive",
+    "HX117": "hx117_trace_dma_wait_event",
+    "HX118": "hx118_trace_info_constant",
     "HX201": "hx201_vector_spill_in_loop",
     "HX202": "hx202_scalar_spill_in_loop",
     "HX203": "hx203_float_promotion",

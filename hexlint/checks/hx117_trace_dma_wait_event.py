@@ -1,0 +1,52 @@
+"""HX117 trace-dma-wait-event: a DMA wait inside a compute trace event instead of a DMA event."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from hexlint.backend.trace_regions import calls_in_events, dma_wait_helpers, function_traces
+from hexlint.c.index import Project
+from hexlint.checks._c_helpers import string_list
+from hexlint.checks._trace import settings_from
+from hexlint.core import Diagnostic, Related, Span
+from hexlint.registry import diagnostic
+
+CODE = "HX117"
+
+
+def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
+    settings = settings_from(options)
+    dma_events = string_list(options, "dma_events") or ("HTP_TRACE_EVT_DMA",)
+    waits = dma_wait_helpers(project, settings, string_list(options, "wait_functions"), dma_events)
+    dma_event = dma_events[0]
+    reported: set[tuple[str, int, int]] = set()
+    for function, trace in sorted(function_traces(project, settings).items()):
+        for call in trace.calls:
+            if call.callee not in waits:
+                continue
+            events = calls_in_events(call, settings.compute_events)
+            if not events:
+                continue
+            node = call.node
+            place = node.spelling_start if node.is_macro_expansion else None
+            if place is not None and place.path:
+                span = Span(place.path, place.line, place.column)
+            else:
+                span = Span(node.path, node.line, node.column)
+            key = (span.path, span.line or 0, span.column or 0)
+            if key in reported:
+                continue  # a wait in a macro body is one finding however often the macro is expanded
+            reported.add(key)
+            event = events[0]
+            via = "" if waits[call.callee] == call.callee else f" (it waits in `{waits[call.callee]}`)"
+            message = (
+                f"`{call.callee}`{via} waits for DMA inside the {event.event} event started at line "
+                f"{event.node.line} of `{function}`, so the wait is counted as compute; pop before starting the "
+                f"compute event, or bracket the wait in its own {dma_event} event."
+            )
+            related = [Related(event.node.span(), f"{event.event} is started here")]
+            if place is not None and place.path:
+                related.append(Related(Span(node.path, node.line, node.column), "expanded from this macro use"))
+            line = trace.unit.source_line(span.path, span.line or 0).strip().rstrip("\\").strip()
+            yield diagnostic(CODE, message, span, related=tuple(related), fingerprint_text=line or call.callee)
