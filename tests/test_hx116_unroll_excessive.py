@@ -3,10 +3,14 @@ also audits the library built from the source."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import REPO_ROOT
 
-from hexlint.backend.pragmas import parse_unroll, unroll_requests
+from hexlint.backend.pragmas import HvxMarkers, governed_loops, parse_unroll, unroll_requests
+from hexlint.c.index import build_project
+from hexlint.c.parse import ParseSettings, classify, parse_unit
 from hexlint.config import Config
 from hexlint.engine import RunSettings, lint
 
@@ -68,3 +72,29 @@ def test_without_the_library_the_message_says_nothing_of_spills() -> None:
     alone = _lint_twin("unroll_spill.c")
     assert [finding.span.line for finding in alone] == [finding.span.line for finding in with_library]
     assert all("spills HVX registers" not in finding.message for finding in alone)
+
+
+def test_governed_loops_resolve_counts_and_trip_counts(tmp_path: Path) -> None:
+    path = tmp_path / "htp" / "k.c"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        "#include <stdint.h>\n"
+        "#include <hexagon_types.h>\n"
+        "#define P(x) _Pragma(#x)\n"
+        "#define LOOP(cnt) P(unroll(cnt)) for (uint32_t i = 0; i < n; i++) { d[i] = s[i]; }\n"
+        "void a(HVX_Vector * d, const HVX_Vector * s, uint32_t n) { LOOP(8) }\n"
+        "void b(HVX_Vector * d, const HVX_Vector * s, uint32_t n) { LOOP(2) }\n"
+        "void c(int * d) {\n"
+        "    #pragma unroll\n"
+        "    for (int i = 10; i > 0; i -= 3) { d[i] = i; }\n"
+        "}\n"
+    )
+    unit = parse_unit(str(path), classify(str(path)), ParseSettings())
+    assert not unit.diagnostics, [diagnostic.message for diagnostic in unit.diagnostics]
+    project = build_project([unit], [str(path)])
+    markers = HvxMarkers(("HVX_Vector", "HEXAGON_Vect*"), ("Q6_V*",))
+    facts = {
+        loop.function: (loop.count, loop.trip_count, loop.hvx_operation is not None)
+        for loop in governed_loops(project, markers)
+    }
+    assert facts == {"a": (8, None, True), "b": (2, None, True), "c": (None, 4, False)}

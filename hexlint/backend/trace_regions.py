@@ -96,12 +96,18 @@ class _RegionWalker(BalanceWalker):
     def __init__(self, unit: UnitIndex, settings: TraceSettings) -> None:
         super().__init__(unit, settings)
         self.open_at: dict[Node, tuple[Node, set[OpenEvents]]] = {}
+        self._calls: dict[Node, list[Node]] = {}  # loops are walked several times: each statement's calls once
 
     def leaf(self, node: Node, states: set[OpenEvents]) -> set[OpenEvents]:
-        if states:
-            for call in node.walk():
-                if call.kind != "CALL_EXPR" or not call.spelling or call.spelling in self.names:
-                    continue
+        if any(states):  # a statement outside every event is in no region: its calls are not looked at
+            calls = self._calls.get(node)
+            if calls is None:
+                calls = self._calls[node] = [
+                    call
+                    for call in node.walk()
+                    if call.kind == "CALL_EXPR" and call.spelling and call.spelling not in self.names
+                ]
+            for call in calls:
                 self.open_at.setdefault(call, (call, set()))[1].update(states)
         return super().leaf(node, states)
 
@@ -128,8 +134,8 @@ def _dma_wait_helpers(
         name = pending.pop()
         for unit, call in callers.get(name, ()):
             caller = unit.enclosing_function(call)
-            if caller is None or caller.spelling in waits:
-                continue
+            if caller is None or caller.spelling in waits or caller.spelling not in callers:
+                continue  # a function nothing calls (a worker, an entry point) is nobody's wait helper
             traced = in_trace.get(call)
             if traced is not None and not _outside(traced, dma_events):
                 continue  # the helper times this wait in a DMA event of its own
@@ -147,9 +153,9 @@ def _always_runs(unit: UnitIndex, call: Node, function: Node) -> bool:
     """The call runs every time the function runs: no return before it, and not under an if, switch, `?:`, the
     right side of `&&`/`||`, or the body of a `for` or `while` (a `while` condition and a `do` body run once)."""
     start, end = call.start_offset, call.end_offset
-    returns = (node for node in function.walk() if node.kind == "RETURN_STMT")
-    if any(node.start_offset < start and node.end_offset < end for node in returns):
-        return False  # an early return may leave before it (`return dma_queue_pop(q).dst;` is no early return)
+    for node in unit.nodes("RETURN_STMT"):
+        if node.path == call.path and function.start_offset <= node.start_offset < start and node.end_offset < end:
+            return False  # an early return may leave before it (`return dma_queue_pop(q).dst;` is no early return)
     inner = call
     for ancestor in unit.ancestors(call):
         if ancestor == function:
