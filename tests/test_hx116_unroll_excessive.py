@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO_ROOT
 
-from hexlint.backend.pragmas import HvxMarkers, governed_loops, parse_unroll, unroll_requests
+from hexlint.backend.pragmas import HvxMarkers, governed_loops, hvx_operation, parse_unroll, unroll_requests
 from hexlint.c.index import build_project
 from hexlint.c.parse import ParseSettings, classify, parse_unit
 from hexlint.config import Config
@@ -94,7 +94,7 @@ def test_governed_loops_resolve_counts_and_trip_counts(tmp_path: Path) -> None:
     project = build_project([unit], [str(path)])
     markers = HvxMarkers(("HVX_Vector", "HEXAGON_Vect*"), ("Q6_V*",))
     facts = {
-        loop.function: (loop.count, loop.trip_count, loop.hvx_operation is not None)
-        for loop in governed_loops(project, markers)
+        loop.function: (loop.count, loop.trip_count, hvx_operation(loop, markers) is not None)
+        for loop in governed_loops(project)
     }
     assert facts == {"a": (8, None, True), "b": (2, None, True), "c": (None, 4, False)}

@@ -73,7 +73,6 @@ class GovernedLoop:
     function: str | None
     count: int | None  # the factor asked for, names resolved where they can be (None: full, or unknown)
     trip_count: int | None  # the loop's compile-time trip count, when its header says it
-    hvx_operation: str | None  # the first HVX type or intrinsic its body uses; None: a scalar loop
 
 
 @record
@@ -210,14 +209,13 @@ def file_requests(project: Project, path: str, data: bytes) -> list[UnrollReques
     return memoized(project.memo, key, lambda: unroll_requests(data, path))
 
 
-def governed_loops(project: Project, markers: HvxMarkers) -> list[GovernedLoop]:
-    """Every kernel loop an unroll request governs, one per expansion of a macro's loop."""
-    key = ("pragmas.governed_loops", markers)
-    return memoized(project.memo, key, lambda: list(_governed_loops(project, markers)))
+def governed_loops(project: Project) -> list[GovernedLoop]:
+    """Every kernel loop an unroll request governs, one per expansion of a macro's loop. Whether it does HVX work
+    is asked of each (`hvx_operation`): it walks the loop."""
+    return memoized(project.memo, "pragmas.governed_loops", lambda: list(_governed_loops(project)))
 
 
-def _governed_loops(project: Project, markers: HvxMarkers) -> Iterator[GovernedLoop]:
-    object_macros = _object_macro_integers(project)
+def _governed_loops(project: Project) -> Iterator[GovernedLoop]:
     for unit in project.kernel_units():
         by_place: dict[tuple[str, int], UnrollRequest] = {}
         read: set[str] = set()
@@ -242,9 +240,8 @@ def _governed_loops(project: Project, markers: HvxMarkers) -> Iterator[GovernedL
                 unit,
                 loop,
                 function.spelling if function is not None else None,
-                _resolved_count(unit, loop, request, object_macros),
+                _resolved_count(project, unit, loop, request),
                 trip_count(loop),
-                hvx_operation(unit, loop, markers),
             )
 
 
@@ -255,6 +252,10 @@ def _loops(unit: UnitIndex) -> Iterable[Node]:
 
 def _object_macro_integers(project: Project) -> dict[str, int]:
     """Object-like macros whose body is an integer literal (`#define UNROLL 4`), for counts written as names."""
+    return memoized(project.memo, "pragmas.object_macro_integers", lambda: _integer_macros(project))
+
+
+def _integer_macros(project: Project) -> dict[str, int]:
     found: dict[str, int] = {}
     for name, body in macro_bodies(project).items():
         text = _decode(body).strip().strip("()").strip()
@@ -263,7 +264,7 @@ def _object_macro_integers(project: Project) -> dict[str, int]:
     return found
 
 
-def _resolved_count(unit: UnitIndex, loop: Node, request: UnrollRequest, object_macros: dict[str, int]) -> int | None:
+def _resolved_count(project: Project, unit: UnitIndex, loop: Node, request: UnrollRequest) -> int | None:
     """The request's count; a macro parameter is read from the macro use this loop was expanded from."""
     if request.count is not None or request.count_name is None:
         return request.count
@@ -280,9 +281,9 @@ def _resolved_count(unit: UnitIndex, loop: Node, request: UnrollRequest, object_
                     argument = arguments[index].strip()
                     if _INTEGER.match(argument):
                         return int(argument.rstrip("uUlL"), 0)
-                    return object_macros.get(argument)
+                    return _object_macro_integers(project).get(argument)
         return None
-    return object_macros.get(name)
+    return _object_macro_integers(project).get(name)
 
 
 def _split_arguments(text: bytes) -> list[str]:
@@ -371,29 +372,40 @@ def _step(increment: Node, variable: str) -> int | None:
     return None
 
 
-def hvx_operation(unit: UnitIndex, loop: Node, markers: HvxMarkers) -> str | None:
-    """An HVX helper or intrinsic the loop (header included) calls, or the HVX type it uses; None for a scalar loop.
+_NAMING_LIMIT = 400  # nodes looked at for a better name once the loop is known to do HVX work
 
-    A call written in the loop is named first, then a type; an SDK intrinsic is a macro over a builtin, so a call
-    from a macro is named by the word written where it is used."""
-    written_calls: list[str] = []
-    types: list[str] = []
-    expanded: list[str] = []
-    for node in loop.walk():
+
+def hvx_operation(governed: GovernedLoop, markers: HvxMarkers) -> str | None:
+    """An HVX helper, intrinsic or type the loop (header included) uses, or None for a scalar loop.
+
+    An SDK intrinsic is a macro over a builtin: it is named by the word written where it is used, unless that word
+    is the macro the whole loop comes from (then a later, better-named use is looked for)."""
+    unit, loop = governed.unit, governed.loop
+    loop_word = _word_at(unit, loop) if loop.is_macro_expansion else None
+    fallback: str | None = None
+    for seen, node in enumerate(loop.walk()):
+        if fallback is not None and seen > _NAMING_LIMIT:
+            break
         kind = node.kind
         if kind in ("CALL_EXPR", "DECL_REF_EXPR") and matches_any(node.spelling, markers.calls):
             if not node.is_macro_expansion:
-                written_calls.append(node.spelling)
-                break
-            word = _WORD.match(unit.source_bytes(node.path), node.start_offset)
-            name = _decode(word.group(0)) if word is not None else ""
-            expanded.append(name if matches_any(name, markers.calls) else node.spelling)
-        elif kind in ("VAR_DECL", "DECL_REF_EXPR", "ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR", "CALL_EXPR") and not types:
+                return node.spelling
+            word = _word_at(unit, node)
+            if word and word != loop_word and matches_any(word, markers.calls):
+                return word
+            fallback = fallback or node.spelling
+        elif kind in ("VAR_DECL", "DECL_REF_EXPR", "ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR", "CALL_EXPR"):
             spelling = node.type_spelling
             if spelling and _is_hvx_type(spelling, markers.types):
-                types.append(spelling)
-    named = [*written_calls, *(name for name in expanded if not name.startswith("__builtin")), *types, *expanded]
-    return named[0] if named else None
+                if not node.is_macro_expansion:
+                    return spelling
+                fallback = fallback or spelling
+    return fallback
+
+
+def _word_at(unit: UnitIndex, node: Node) -> str:
+    match = _WORD.match(unit.source_bytes(node.path), node.start_offset)
+    return _decode(match.group(0)) if match is not None else ""
 
 
 def _is_hvx_type(spelling: str, patterns: Sequence[str]) -> bool:

@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from hexlint.backend.pragmas import GovernedLoop, HvxMarkers, governed_loops, libraries_spilling_in_loops
+from hexlint.backend.pragmas import (
+    GovernedLoop,
+    HvxMarkers,
+    governed_loops,
+    hvx_operation,
+    libraries_spilling_in_loops,
+)
 from hexlint.c.index import Project
 from hexlint.checks._c_helpers import string_list
 from hexlint.core import Diagnostic, Related, Span
@@ -18,13 +24,16 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
     limit = int(options.get("max_unroll_count", 4))
     markers = HvxMarkers(string_list(options, "hvx_types"), string_list(options, "hvx_calls"))
     reported: set[tuple[str, int]] = set()
-    for governed in governed_loops(project, markers):
+    for governed in governed_loops(project):
         request = governed.request
         key = (request.path, request.offset)
-        if key in reported or governed.hvx_operation is None or not _excessive(governed, limit):
+        if key in reported or not _excessive(governed, limit):
             continue
+        operation = hvx_operation(governed, markers)
+        if operation is None:
+            continue  # a scalar loop: unrolling it costs no vector registers
         reported.add(key)  # a pragma in a macro body is one finding however often the macro is expanded
-        yield _finding(project, governed, limit)
+        yield _finding(project, governed, operation, limit)
 
 
 def _excessive(governed: GovernedLoop, limit: int) -> bool:
@@ -36,10 +45,10 @@ def _excessive(governed: GovernedLoop, limit: int) -> bool:
     return governed.count is not None and governed.count > limit  # an unresolved name says nothing
 
 
-def _finding(project: Project, governed: GovernedLoop, limit: int) -> Diagnostic:
+def _finding(project: Project, governed: GovernedLoop, hvx: str, limit: int) -> Diagnostic:
     request = governed.request
     pragma = f"`#pragma {request.text}`"
-    operation = f"`{governed.hvx_operation}`"
+    operation = f"`{hvx}`"
     if not request.full:
         what = f"{pragma} unrolls this HVX loop ({operation}) {governed.count} times, more than {limit}"
     elif governed.trip_count is not None:
