@@ -338,8 +338,9 @@ def _initial_value(init: Node) -> tuple[str | None, int | None]:
         values = [child for child in declarations[0].children() if child.kind not in ("TYPE_REF",)]
         value = values[-1].constant_value if values else None
         return declarations[0].spelling, value if isinstance(value, int) else None
-    if init.binary_operator == "=":
-        left, right = init.children()
+    operands = init.children()
+    if init.binary_operator == "=" and len(operands) == 2:
+        left, right = operands
         value = right.constant_value
         return left.unwrapped().spelling or None, value if isinstance(value, int) else None
     return None, None
@@ -347,9 +348,10 @@ def _initial_value(init: Node) -> tuple[str | None, int | None]:
 
 def _bound(condition: Node, variable: str) -> tuple[str, int] | None:
     operator = condition.binary_operator
-    if operator not in _COMPARISONS:
+    operands = condition.children()
+    if operator not in _COMPARISONS or len(operands) != 2:
         return None
-    left, right = condition.children()
+    left, right = operands
     value = right.constant_value
     if left.unwrapped().spelling != variable or not isinstance(value, int):
         return None
@@ -363,8 +365,9 @@ def _step(increment: Node, variable: str) -> int | None:
             return None
         return {"++": 1, "--": -1}.get(increment.unary_operator)
     operator = increment.binary_operator
-    if operator in ("+=", "-="):
-        left, right = increment.children()
+    operands = increment.children()
+    if operator in ("+=", "-=") and len(operands) == 2:
+        left, right = operands
         value = right.constant_value
         if left.unwrapped().spelling != variable or not isinstance(value, int):
             return None

@@ -66,21 +66,37 @@ class TraceStart:
     loops: tuple[LoopRegion, ...]
 
 
-def function_traces(project: Project, settings: TraceSettings) -> dict[str, FunctionTrace]:
-    """The calls inside trace regions, per kernel function that emits trace events."""
-    key = ("trace_regions.function_traces", settings)
-    return memoized(project.memo, key, lambda: _function_traces(project, settings))
+def function_traces(
+    project: Project, settings: TraceSettings, callees: frozenset[str] | None = None
+) -> dict[str, FunctionTrace]:
+    """The calls inside trace regions, per kernel function that emits trace events; with `callees`, only the calls
+    of those functions (and only the functions making one are walked)."""
+    key = ("trace_regions.function_traces", settings, callees)
+    return memoized(project.memo, key, lambda: _function_traces(project, settings, callees))
 
 
-def _function_traces(project: Project, settings: TraceSettings) -> dict[str, FunctionTrace]:
+def _function_traces(
+    project: Project, settings: TraceSettings, callees: frozenset[str] | None
+) -> dict[str, FunctionTrace]:
     text = kernel_text(project)
+    wanted: dict[str, list[Node]] | None = None
+    if callees is not None:
+        wanted = {}
+        by_callee = calls_by_callee(project)
+        for callee in sorted(callees):
+            for unit, call in by_callee.get(callee, ()):
+                function = unit.enclosing_function(call)
+                if function is not None:
+                    wanted.setdefault(function.spelling, []).append(call)
     traces = {}
     for function in functions_with_trace_calls(text, settings):
+        if wanted is not None and function not in wanted:
+            continue
         unit, node = text.functions[function]
         body = next((child for child in node.children() if child.kind == "COMPOUND_STMT"), None)
         if body is None:
             continue
-        walker = _RegionWalker(unit, settings)
+        walker = _RegionWalker(unit, settings, None if wanted is None else wanted[function])
         walker.run(body)
         calls = tuple(
             CallInTrace(function, unit, call, call.spelling, frozenset(states))
@@ -91,25 +107,42 @@ def _function_traces(project: Project, settings: TraceSettings) -> dict[str, Fun
 
 
 class _RegionWalker(BalanceWalker):
-    """The balance walker, also noting the open events at every call of every statement it steps over."""
+    """The balance walker, also noting the open events at the calls (all, or the `candidates`) of every statement
+    it steps over."""
 
-    def __init__(self, unit: UnitIndex, settings: TraceSettings) -> None:
+    def __init__(self, unit: UnitIndex, settings: TraceSettings, candidates: list[Node] | None = None) -> None:
         super().__init__(unit, settings)
         self.open_at: dict[Node, tuple[Node, set[OpenEvents]]] = {}
         self._calls: dict[Node, list[Node]] = {}  # loops are walked several times: each statement's calls once
+        self._candidates = candidates
 
     def leaf(self, node: Node, states: set[OpenEvents]) -> set[OpenEvents]:
         if any(states):  # a statement outside every event is in no region: its calls are not looked at
             calls = self._calls.get(node)
             if calls is None:
-                calls = self._calls[node] = [
-                    call
-                    for call in node.walk()
-                    if call.kind == "CALL_EXPR" and call.spelling and call.spelling not in self.names
-                ]
+                calls = self._calls[node] = self._calls_in(node)
             for call in calls:
                 self.open_at.setdefault(call, (call, set()))[1].update(states)
         return super().leaf(node, states)
+
+    def _calls_in(self, node: Node) -> list[Node]:
+        if self._candidates is not None:
+            start, end, path = node.start_offset, node.end_offset, node.path
+            inside = [
+                call
+                for call in self._candidates
+                if call.path == path and start <= call.start_offset and call.end_offset <= end
+            ]
+            if not inside or not node.is_macro_expansion:
+                return inside
+            # A macro use's statements all span the use: walk to tell which statement holds the call.
+            held = set(node.walk())
+            return [call for call in inside if call in held]
+        return [
+            call
+            for call in node.walk()
+            if call.kind == "CALL_EXPR" and call.spelling and call.spelling not in self.names
+        ]
 
 
 def dma_wait_helpers(
@@ -126,7 +159,7 @@ def _dma_wait_helpers(
     project: Project, settings: TraceSettings, wait_functions: Sequence[str], dma_events: Sequence[str]
 ) -> dict[str, str]:
     callers = calls_by_callee(project)
-    traces = function_traces(project, settings)
+    traces = function_traces(project, settings, possible_waits(project, wait_functions))
     in_trace = {call.node: call for trace in traces.values() for call in trace.calls}
     waits = {name: name for name in callers if matches_any(name, wait_functions)}
     pending = sorted(waits)
@@ -144,6 +177,27 @@ def _dma_wait_helpers(
             waits[caller.spelling] = waits[name]
             pending.append(caller.spelling)
     return waits
+
+
+def possible_waits(project: Project, wait_functions: Sequence[str]) -> frozenset[str]:
+    """The wait functions and every called kernel function that calls one, transitively, whatever its events: the
+    functions dma_wait_helpers chooses from."""
+    key = ("trace_regions.possible_waits", tuple(wait_functions))
+    return memoized(project.memo, key, lambda: _possible_waits(project, wait_functions))
+
+
+def _possible_waits(project: Project, wait_functions: Sequence[str]) -> frozenset[str]:
+    callers = calls_by_callee(project)
+    found = {name for name in callers if matches_any(name, wait_functions)}
+    pending = sorted(found)
+    while pending:
+        name = pending.pop()
+        for unit, call in callers.get(name, ()):
+            caller = unit.enclosing_function(call)
+            if caller is not None and caller.spelling not in found and caller.spelling in callers:
+                found.add(caller.spelling)
+                pending.append(caller.spelling)
+    return frozenset(found)
 
 
 _BRANCHING = frozenset({"IF_STMT", "SWITCH_STMT", "CASE_STMT", "DEFAULT_STMT", "CONDITIONAL_OPERATOR", "FOR_STMT"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from hexlint.backend.trace_regions import calls_in_events, dma_wait_helpers, function_traces
+from hexlint.backend.trace_regions import calls_in_events, dma_wait_helpers, function_traces, possible_waits
 from hexlint.c.index import Project
 from hexlint.checks._c_helpers import string_list
 from hexlint.checks._trace import settings_from
@@ -18,10 +18,12 @@ CODE = "HX117"
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
     settings = settings_from(options)
     dma_events = string_list(options, "dma_events") or ("HTP_TRACE_EVT_DMA",)
-    waits = dma_wait_helpers(project, settings, string_list(options, "wait_functions"), dma_events)
+    wait_functions = string_list(options, "wait_functions")
+    waits = dma_wait_helpers(project, settings, wait_functions, dma_events)
     dma_event = dma_events[0]
     reported: set[tuple[str, int, int]] = set()
-    for function, trace in sorted(function_traces(project, settings).items()):
+    traces = function_traces(project, settings, possible_waits(project, wait_functions))
+    for function, trace in sorted(traces.items()):
         for call in trace.calls:
             if call.callee not in waits:
                 continue
