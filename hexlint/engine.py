@@ -435,6 +435,7 @@ def run_source_rules(
     config: Config,
     settings: RunSettings,
     context: Sequence[str] = (),
+    built_libraries: Sequence[Any] = (),
     notes: list[str] | None = None,
 ) -> list[Diagnostic]:
     """Parse the TUs (and headers no TU includes), build one Project, run every source rule on it.
@@ -442,6 +443,7 @@ def run_source_rules(
     `context` files (the rest of the tree) are parsed and indexed too, after the run's own units so a header of the
     run is indexed in a unit of the run; the cross-file rules see all of them, the others only the units that hold
     files of the run. Findings outside the files of the run, and context units' parse errors, are not reported.
+    `built_libraries`: the LibraryFacts of the libraries the same run audits, which the Project carries.
     """
     wants_parse = any(rule.kind == "source" or rule.code == PARSE_ERROR for rule in rules)
     if not sources or not wants_parse:
@@ -474,7 +476,11 @@ def run_source_rules(
     if not source_rules:
         return found
     project = build_project([*units, *context_units], project_files)
-    own = project if not context_units else Project([unit for unit in project.units if unit.indexed_files & in_run])
+    project.built_libraries = tuple(built_libraries)
+    own = project
+    if context_units:
+        own_units = [unit for unit in project.units if unit.indexed_files & in_run]
+        own = Project(own_units, built_libraries=project.built_libraries)
     models = []
     for rule in source_rules:
         # Every rule of one scope queries the same backend model: each fact is computed once per run.
@@ -509,6 +515,7 @@ def run_binary_rules(
     options: Mapping[str, Mapping[str, Any]],
     settings: RunSettings,
     tables: list[dict[str, object]] | None = None,
+    facts: list[Any] | None = None,
 ) -> tuple[list[Diagnostic], str]:
     if not binaries:
         return [], ""
@@ -518,7 +525,8 @@ def run_binary_rules(
         raise InputError(f"{binaries[0]}: the binary audit is not available in this hexlint build") from None
     namespace = binary_namespace(settings.binary_arguments)
     try:
-        diagnostics, report = audit_paths(list(binaries), namespace, options, tables, settings.jobs or usable_cores())
+        jobs = settings.jobs or usable_cores()
+        diagnostics, report = audit_paths(list(binaries), namespace, options, tables, jobs, facts)
     except (InputError, InternalError):
         raise
     except (OSError, ValueError) as error:
@@ -662,16 +670,18 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
         source_paths, binary_paths = collect_files(paths, config)
         sources = {path: read_source(path) for path in source_paths}
     raw = run_text_rules(sources, rules, options)
-    context = context_sources(source_paths, rules, config, settings) if source_paths else []
-    notes: list[str] = []
-    raw += run_source_rules(source_paths, rules, options, config, settings, context, notes)
     # Binaries are audited only when a binary rule is on (`--select HX1 .` on a build tree skips the .so files).
     if not any(rule.kind == "binary" for rule in rules):
         if binary_paths and not source_paths:
             raise InputError(f"{binary_paths[0]}: ELF input, but no binary rule (HX2xx) is selected")
         binary_paths = []
+    # Before the source rules, so they can point at what the built libraries show (HX116: spills in the function).
     binary_tables: list[dict[str, object]] = []
-    binary_diagnostics, binary_report = run_binary_rules(binary_paths, options, settings, binary_tables)
+    library_facts: list[Any] = []
+    binary_diagnostics, binary_report = run_binary_rules(binary_paths, options, settings, binary_tables, library_facts)
+    context = context_sources(source_paths, rules, config, settings) if source_paths else []
+    notes: list[str] = []
+    raw += run_source_rules(source_paths, rules, options, config, settings, context, library_facts, notes)
     raw += binary_diagnostics
 
     enabled_codes = frozenset(rule.code for rule in rules)

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from hexlint.backend import dispatch, host, kernel_params, loops, pointers, trace
+from hexlint.backend import dispatch, host, kernel_params, loops, pointers, pragmas, trace, trace_regions
 from hexlint.c.index import Project, UnitIndex, included_files, memoized
 from hexlint.c.node import Node
 
@@ -150,6 +150,26 @@ class BackendModel:
 
         return memoized(self.project.memo, ("model.mentions", identifier), compute)
 
+    def trace_regions(
+        self, settings: trace.TraceSettings, callees: frozenset[str] | None = None
+    ) -> dict[str, trace_regions.FunctionTrace]:
+        """The calls made inside trace events, per kernel function emitting events (only `callees`' calls, if given)."""
+        return trace_regions.function_traces(self.project, settings, callees)
+
+    def trace_starts(self, settings: trace.TraceSettings, info_argument: int) -> list[trace_regions.TraceStart]:
+        """Every trace event start, with its event type, `info` argument and the loops around it."""
+        return trace_regions.trace_starts(self.project, settings, info_argument)
+
+    def possible_waits(self, wait_functions: tuple[str, ...]) -> frozenset[str]:
+        """The wait functions and every kernel function that may reach one."""
+        return trace_regions.possible_waits(self.project, wait_functions)
+
+    def dma_wait_helpers(
+        self, settings: trace.TraceSettings, wait_functions: tuple[str, ...], dma_events: tuple[str, ...]
+    ) -> dict[str, str]:
+        """Kernel function -> the DMA wait it always reaches outside a DMA event of its own."""
+        return trace_regions.dma_wait_helpers(self.project, settings, wait_functions, dma_events)
+
     # ------------------------------------------------------------ loops
 
     def loops(self, unit: UnitIndex) -> list[loops.LoopRegion]:
@@ -162,6 +182,16 @@ class BackendModel:
 
     def innermost_loop(self, unit: UnitIndex, node: Node) -> loops.LoopRegion | None:
         return self.loop_finder(unit).innermost(node)
+
+    def unroll_pragmas(self) -> list[pragmas.GovernedLoop]:
+        """Every unroll pragma of the kernel code with the loop it governs (its count resolved where it can be)."""
+        return pragmas.governed_loops(self.project)
+
+    # ------------------------------------------------------------ built libraries of the same run
+
+    def libraries_spilling_in_loops(self, function: str) -> tuple[str, ...]:
+        """The libraries audited in the same run in which `function` spills HVX registers inside a loop."""
+        return pragmas.libraries_spilling_in_loops(self.project, function)
 
     # ------------------------------------------------------------ pointer provenance
 

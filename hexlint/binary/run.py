@@ -118,9 +118,11 @@ def audit_paths(
     options_by_code: Mapping[str, Mapping[str, Any]],
     tables: list[dict[str, object]] | None = None,
     jobs: int = 1,
+    facts: list[LibraryFacts] | None = None,
 ) -> tuple[list[Diagnostic], str]:
     """See the module's docstring. `jobs`: libraries audited at once, in worker processes (1: one after another in
-    this process); the results are the same in any case."""
+    this process); the results are the same in any case. A `facts` list receives each library's LibraryFacts (not
+    in gate mode), for the source rules of the same run."""
     options = rule_options(options_by_code, args)
     _validate_pattern(options["HX205"].get("dma_pattern", ""))
     accept = function_filter(args)  # a bad --func is a usage error before any library is read
@@ -136,9 +138,32 @@ def audit_paths(
     _require_a_function(args, paths, sum(result.functions for result in results))
     if tables is not None:
         tables.extend(result.table for result in results if result.table is not None)
+    if facts is not None:
+        facts.extend(result.facts for result in results if result.facts is not None)
     return [diagnostic for result in results for diagnostic in result.diagnostics], "".join(
         result.report for result in results
     )
+
+
+@record
+class LibraryFacts:
+    """What the source rules of the same run may learn of a library: the functions that spill HVX registers inside
+    a loop (HX201's fact at its threshold), by their stable names."""
+
+    path: str
+    functions_spilling_vectors_in_loops: frozenset[str]
+
+
+def library_facts(audit: LibraryAudit, options: Mapping[str, Mapping[str, Any]]) -> LibraryFacts:
+    from hexlint.binary.findings import option_int, stable_function_name
+
+    threshold = option_int(options.get("HX201", {}), "max_inloop_vector_spills", 0)
+    spilling = frozenset(
+        stable_function_name(function.name)
+        for function in audit.functions
+        if threshold >= 0 and function.inloop_vector_spills > threshold
+    )
+    return LibraryFacts(audit.path, spilling)
 
 
 @record
@@ -149,6 +174,7 @@ class LibraryResult:
     diagnostics: tuple[Diagnostic, ...]
     report: str  # the per-function table, audit and strict modes
     table: dict[str, object] | None  # the same as data (--format json), audit and strict modes
+    facts: LibraryFacts | None = None
 
 
 def library_result(
@@ -157,19 +183,22 @@ def library_result(
     """Audit one library and run what the mode asks (see the module's docstring) on it; `with_table`: the table as
     data too (audit and strict modes)."""
     audit = audit_library(path, settings_from_options(options), function_filter(args))
+    facts = library_facts(audit, options)
     families = selected_families(args)
     audit_mode = any(getattr(args, name, False) for name in ("spills", "promotions", "division", "strict"))
     if not audit_mode:
-        return LibraryResult(len(audit.functions), tuple(_run_checks([audit], options, BINARY_CODES)), "", None)
+        diagnostics = tuple(_run_checks([audit], options, BINARY_CODES))
+        return LibraryResult(len(audit.functions), diagnostics, "", None, facts)
     verbose = bool(getattr(args, "verbose", False))
     report = render_table(audit, families, verbose)
     table = table_records(audit, families, verbose) if with_table else None
     if not getattr(args, "strict", False):
-        return LibraryResult(len(audit.functions), (), report, table)
+        return LibraryResult(len(audit.functions), (), report, table, facts)
     codes = [code for family in families for code in FAMILY_CODES[family]] + ["HX205"]
     if getattr(args, "max_inloop_sspills", None) is None:
         codes = [code for code in codes if code != "HX202"]
-    return LibraryResult(len(audit.functions), tuple(_run_checks([audit], options, tuple(codes))), report, table)
+    diagnostics = tuple(_run_checks([audit], options, tuple(codes)))
+    return LibraryResult(len(audit.functions), diagnostics, report, table, facts)
 
 
 def _library_results(

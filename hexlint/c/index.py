@@ -207,6 +207,9 @@ class Project:
     units: list[UnitIndex] = field(default_factory=list)
     # Facts several rules derive from the whole project (call graph, macro bodies...): they die with the project.
     memo: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
+    # Facts of the built libraries the same run audits (hexlint.binary.run.LibraryFacts), for source rules that
+    # point at what the binary shows; empty when the run audits none.
+    built_libraries: tuple[Any, ...] = ()
 
     def kernel_units(self) -> list[UnitIndex]:
         return [unit for unit in self.units if unit.role == "kernel"]
