@@ -26,6 +26,7 @@ CHECK_MODULES: dict[str, str] = {
     "HX108": "hx108_division_in_loop",
     "HX110": "hx110_macro_backslash_misaligned",
     "HX111": "hx111_macro_backslash_whitespace",
+    "HX113": "hx113_vtcm_scalar_access",
     "HX201": "hx201_vector_spill_in_loop",
     "HX202": "hx202_scalar_spill_in_loop",
     "HX203": "hx203_float_promotion",
