@@ -112,7 +112,7 @@ class Origin:
 class Flow:
     """A value stored into a holder: the step of a provenance chain."""
 
-    text: str  # `src_spad = octx->src0_spad.data + off`, or the argument at a call site
+    text: str  # `src_spad = octx->src0_spad.data + off`; for a parameter, the argument a call site passes
     span: Span
 
 
@@ -523,8 +523,7 @@ def _argument_flows(
             continue
         holder = owner_values.variable_holder(parameter)
         if holder is not None:
-            text = f"{name}(... {values.text(argument)} ...) passes it as `{parameter.spelling}`"
-            yield _FlowRecord(holder, tuple(atoms), Flow(text, _span(argument)))
+            yield _FlowRecord(holder, tuple(atoms), Flow(values.text(argument), _span(argument)))
 
 
 def _definition_for(call: Node, candidates: list[tuple[str, Node, UnitIndex]]) -> tuple[Node, UnitIndex] | None:

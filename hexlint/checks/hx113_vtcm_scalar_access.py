@@ -9,7 +9,6 @@ from typing import Any
 from hexlint.backend.vtcm import (
     LOAD,
     STORE,
-    Holder,
     HolderProvenance,
     Origin,
     ScalarAccess,
@@ -45,12 +44,13 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
         if key in reported:
             continue  # an access in a macro body: one finding at its #define line
         reported.add(key)
-        related = [_related(step) for step in provenance.chain(access.source)][:_MOST_RELATED]
+        chain = provenance.chain(access.source)
+        related = [_related(step) for step in chain][:_MOST_RELATED]
         if access.node.is_macro_expansion:
             related.append(Related(Span(access.node.path, access.node.line, access.node.column), "expanded here"))
         yield diagnostic(
             CODE,
-            _message(access),
+            _message(access, chain),
             span,
             related=tuple(related),
             fingerprint_text=access.unit.source_line(span.path, span.line or 0).strip().rstrip("\\").strip(),
@@ -66,38 +66,53 @@ def _place(access: ScalarAccess) -> Span:
     return Span(node.path, node.line, node.column, node.end_line, node.end_column)
 
 
-def _message(access: ScalarAccess) -> str:
-    origin = _describe(access.source)
+def _message(access: ScalarAccess, chain: list[HolderProvenance | Origin]) -> str:
+    where = _derivation(access, chain)
     if access.copy_from is not None:
         return (
-            f"Element-by-element copy through `{access.text}` between VTCM buffers ({origin}); move the data with a "
-            "DMA transfer (`dma_queue_push`) or HVX vector loads and stores."
+            f"Scalar copy through `{access.text}` from VTCM to VTCM ({where}); move the data with a DMA transfer "
+            "(`dma_queue_push`) or HVX vector loads and stores."
         )
-    if access.kind == STORE:
-        what = "Scalar store"
-    elif access.kind == LOAD:
-        what = "Scalar load"
-    else:
-        what = "Scalar read-modify-write"
+    what = {LOAD: "Scalar load", STORE: "Scalar store"}.get(access.kind, "Scalar read-modify-write")
     return (
-        f"{what} `{access.text}` through `{access.pointer}`, a VTCM pointer ({origin}); access VTCM with HVX vector "
-        "loads and stores (`HVX_Vector *`, `hvx_vec_store_*`) or move the data by DMA."
+        f"{what} `{access.text}` of VTCM ({where}); use HVX vector loads and stores (`HVX_Vector *`, "
+        "`hvx_vec_store_*`) or a DMA transfer."
     )
 
 
-def _describe(source: Holder | Origin) -> str:
-    if isinstance(source, Origin):
-        return f"`{source.text}`"
-    if source.kind == "field":
-        return f"field `{source.name}` holds VTCM"
-    if source.kind == "parameter":
-        return f"parameter `{source.name}` of `{source.function}` receives VTCM"
-    if source.kind == "return":
-        return f"`{source.name}` returns VTCM"
-    return f"`{source.name}` holds VTCM"
+def _derivation(access: ScalarAccess, chain: list[HolderProvenance | Origin]) -> str:
+    """`dst` derives from `octx->dst_spad.data`, passed in as parameter `dst` of `scale_row`."""
+    root = next(
+        (step for step in chain if isinstance(step, Origin) or step.holder.kind == "field"),
+        chain[-1] if chain else access.source,
+    )
+    if isinstance(root, Origin):
+        origin = f"`{root.text}`"
+    elif isinstance(root, HolderProvenance):
+        origin = f"field `{root.holder.name}`"
+    else:
+        origin = f"`{root.name}`"
+    text = (
+        f"`{access.pointer}` is VTCM"
+        if origin == f"`{access.pointer}`"
+        else f"`{access.pointer}` derives from {origin}"
+    )
+    parameter = next(
+        (step.holder for step in chain if isinstance(step, HolderProvenance) and step.holder.kind == "parameter"),
+        None,
+    )
+    if parameter is not None:
+        text += f", passed in as parameter `{parameter.name}` of `{parameter.function}`"
+    return text
 
 
 def _related(step: HolderProvenance | Origin) -> Related:
     if isinstance(step, Origin):
-        return Related(step.span, f"`{step.text}` is VTCM")
-    return Related(step.flow.span, f"`{step.holder.name}` gets a VTCM pointer here: `{step.flow.text}`")
+        return Related(step.span, f"`{step.text}` points into VTCM")
+    holder = step.holder
+    if holder.kind == "parameter":
+        return Related(step.flow.span, f"this call passes `{step.flow.text}` as parameter `{holder.name}`")
+    if holder.kind == "return":
+        return Related(step.flow.span, f"`{holder.name}` returns a VTCM pointer here")
+    what = f"field `{holder.name}`" if holder.kind == "field" else f"`{holder.name}`"
+    return Related(step.flow.span, f"{what} gets a VTCM pointer here: `{step.flow.text}`")
