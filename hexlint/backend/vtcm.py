@@ -21,8 +21,9 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
+import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from hexlint.c.index import Project, UnitIndex, memoized
@@ -60,9 +61,11 @@ _NOT_SCALAR = frozenset(
     }
 )
 _ARRAY_KINDS = frozenset({"CONSTANTARRAY", "INCOMPLETEARRAY", "VARIABLEARRAY", "DEPENDENTSIZEDARRAY"})
-_VALUE_KINDS = frozenset({"POINTER", "LONG", "ULONG", "LONGLONG", "ULONGLONG", "INT", "UINT"})
+# Holders are pointers: an address kept in an integer (`uintptr_t`) is followed inside an expression, not across one.
+_VALUE_KINDS = frozenset({"POINTER"})
 _WRAPPERS = frozenset({"UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR"})
 _LONGEST_TEXT = 90
+_MISSING: Any = object()
 _DEEPEST = 12
 
 
@@ -181,10 +184,19 @@ def scalar_accesses(project: Project, names: VtcmNames) -> list[ScalarAccess]:
 class _Values:
     """Reads expressions of one unit: the holders and origins a value derives from."""
 
-    def __init__(self, unit: UnitIndex, names: VtcmNames, holders: dict[tuple, Holder]) -> None:
+    def __init__(
+        self,
+        unit: UnitIndex,
+        names: VtcmNames,
+        holders: dict[tuple, Holder],
+        known_names: frozenset[str] | None = None,
+    ) -> None:
         self.unit = unit
         self.names = names
         self.holders = holders
+        # Once the holders are known, a name that no VTCM holder has cannot lead to one: skip resolving it.
+        self.known_names = known_names
+        self._by_declaration: dict[tuple[int, str], Holder | None] = {}
 
     def pointer_atoms(self, node: Node, depth: int = 0) -> list[Holder | Origin]:
         """Where the value of `node` (a pointer, or an integer holding one) comes from."""
@@ -194,29 +206,27 @@ class _Values:
         if kind in _WRAPPERS:
             children = node.children()
             return self.pointer_atoms(children[-1], depth + 1) if children else []
-        type_kind = node.type_kind
-        if type_kind in _ARRAY_KINDS:
-            # An array used as a value decays to the address of its first element: VTCM when the array lies there.
-            return self.lvalue_atoms(node, depth + 1)
-        if kind == "DECL_REF_EXPR":
-            return self._reference_atoms(node, type_kind)
-        if kind == "MEMBER_REF_EXPR":
+        if kind in ("DECL_REF_EXPR", "MEMBER_REF_EXPR"):
+            type_kind = node.type_kind
+            if type_kind in _ARRAY_KINDS:
+                # An array used as a value decays to the address of its first element: VTCM when it lies there.
+                return self.lvalue_atoms(node, depth + 1)
+            if kind == "DECL_REF_EXPR":
+                return self._reference_atoms(node, type_kind)
             return self._member_atoms(node, type_kind, depth)
         if kind == "BINARY_OPERATOR":
             operator = node.binary_operator
+            if operator not in ("+", "-", "=", ","):
+                return []
             children = node.children()
             if len(children) != 2:
                 return []
-            if operator in ("+", "-"):
-                left, right = children
-                if operator == "-" and left.type_kind == "POINTER" and right.type_kind == "POINTER":
-                    return []  # a pointer difference is a byte count
-                return self.pointer_atoms(left, depth + 1) + self.pointer_atoms(right, depth + 1)
-            if operator == "=":
-                return self.pointer_atoms(children[1], depth + 1)
-            if operator == ",":
-                return self.pointer_atoms(children[1], depth + 1)
-            return []
+            left, right = children
+            if operator in ("=", ","):
+                return self.pointer_atoms(right, depth + 1)
+            if operator == "-" and right.type_kind == "POINTER":
+                return []  # a pointer difference is a byte count
+            return self.pointer_atoms(left, depth + 1) + self.pointer_atoms(right, depth + 1)
         if kind == "COMPOUND_ASSIGNMENT_OPERATOR":
             children = node.children()
             return self.pointer_atoms(children[0], depth + 1) if children else []
@@ -227,15 +237,17 @@ class _Values:
             return self.pointer_atoms(children[1], depth + 1) + self.pointer_atoms(children[2], depth + 1)
         if kind == "UNARY_OPERATOR":
             operator = node.unary_operator
+            if operator not in ("&", "++", "--"):
+                return []
             children = node.children()
             if not children:
                 return []
             if operator == "&":
                 return self.lvalue_atoms(children[0], depth + 1)
-            if operator in ("++", "--"):
-                return self.pointer_atoms(children[0], depth + 1)
-            return []
-        if kind == "ARRAY_SUBSCRIPT_EXPR" and type_kind == "POINTER":
+            return self.pointer_atoms(children[0], depth + 1)
+        if kind == "ARRAY_SUBSCRIPT_EXPR":
+            if node.type_kind != "POINTER":
+                return []
             # An element of an array of pointers: the array is the holder (`float * rows[2]; rows[0] = vtcm`).
             children = node.children()
             holder = self.array_holder(children[0]) if children else None
@@ -270,8 +282,10 @@ class _Values:
     def _reference_atoms(self, node: Node, type_kind: str) -> list[Holder | Origin]:
         if type_kind not in _VALUE_KINDS:
             return []
+        if self.known_names is not None and node.spelling not in self.known_names:
+            return []
         declaration = node.referenced
-        if declaration is None or declaration.kind not in ("VAR_DECL", "PARM_DECL"):
+        if declaration is None:
             return []
         atoms: list[Holder | Origin] = []
         if type_kind == "POINTER" and _matches(node.spelling, self.names.variables):
@@ -283,6 +297,12 @@ class _Values:
 
     def _member_atoms(self, node: Node, type_kind: str, depth: int) -> list[Holder | Origin]:
         if type_kind not in _VALUE_KINDS:
+            return []
+        if (
+            self.known_names is not None
+            and node.spelling not in self.known_names
+            and not _matches(node.spelling, self.names.fields)
+        ):
             return []
         atoms: list[Holder | Origin] = []
         if type_kind == "POINTER" and _matches(node.spelling, self.names.fields):
@@ -309,23 +329,43 @@ class _Values:
         return holder
 
     def variable_holder(self, declaration: Node) -> Holder | None:
-        if declaration.kind not in ("VAR_DECL", "PARM_DECL"):
+        # The same declaration is referenced again and again: its cursor's hash finds the holder made for it.
+        cached = self._by_declaration.get((hash(declaration), declaration.spelling), _MISSING)
+        if cached is not _MISSING:
+            return cached
+        holder = self._variable_holder(declaration)
+        self._by_declaration[(hash(declaration), declaration.spelling)] = holder
+        return holder
+
+    def _variable_holder(self, declaration: Node) -> Holder | None:
+        kind = declaration.kind
+        if kind not in ("VAR_DECL", "PARM_DECL"):
             return None
-        path = _real(declaration.path)
-        key = (VARIABLE, path, declaration.start_offset, declaration.spelling)
-        kind = PARAMETER if declaration.kind == "PARM_DECL" else VARIABLE
-        function = self.unit.enclosing_function(declaration)
-        return self._holder(kind, declaration.spelling, function.spelling if function is not None else "", key)
+        key = (VARIABLE, _real(declaration.path), declaration.start_offset, declaration.spelling)
+        holder = self.holders.get(key)
+        if holder is None:
+            function = self.unit.enclosing_function(declaration)
+            holder = self.holders[key] = Holder(
+                PARAMETER if kind == "PARM_DECL" else VARIABLE,
+                declaration.spelling,
+                function.spelling if function is not None else "",
+                key,
+            )
+        return holder
 
     def field_holder(self, member: Node) -> Holder | None:
         field = member.referenced
         if field is None or field.kind != "FIELD_DECL":
             return None
-        return self.field_decl_holder(field, self._struct_name(member))
+        return self.field_decl_holder(field, lambda: self._struct_name(member))
 
-    def field_decl_holder(self, field: Node, struct: str) -> Holder:
+    def field_decl_holder(self, field: Node, struct: Callable[[], str]) -> Holder:
         key = (FIELD, _real(field.path), field.start_offset, field.spelling)
-        return self._holder(FIELD, f"{struct}.{field.spelling}" if struct else field.spelling, "", key)
+        holder = self.holders.get(key)
+        if holder is None:
+            name = struct()
+            holder = self.holders[key] = Holder(FIELD, f"{name}.{field.spelling}" if name else field.spelling, "", key)
+        return holder
 
     def return_holder(self, function: str) -> Holder:
         return self._holder(RETURN, f"{function}()", function, (RETURN, function))
@@ -359,16 +399,21 @@ class _Values:
 class _FlowRecord:
     target: Holder
     atoms: tuple
-    flow: Flow
+    place: tuple  # (unit, node): its text and span are made only for the flows that explain a holder
+
+    def flow(self) -> Flow:
+        unit, node = self.place
+        return Flow(expression_text(unit, node), _span(node))
 
 
 def _compute_provenance(project: Project, names: VtcmNames) -> VtcmProvenance:
     holders: dict[tuple, Holder] = {}
     flows: list[_FlowRecord] = []
     definitions = _definitions(project)
+    pointer_parameters: dict[Node, list[tuple[int, Holder | None]]] = {}
     for unit in project.kernel_units():
         values = _Values(unit, names, holders)
-        flows.extend(_unit_flows(unit, values, definitions, names))
+        flows.extend(_unit_flows(unit, values, definitions, names, pointer_parameters))
     by_target: dict[tuple, list[_FlowRecord]] = defaultdict(list)
     for flow in flows:
         by_target[flow.target.key].append(flow)
@@ -384,7 +429,7 @@ def _compute_provenance(project: Project, names: VtcmNames) -> VtcmProvenance:
             found = _first_carrying(target_flows, known, names)
             if found is not None:
                 flow, source = found
-                known[key] = HolderProvenance(flow.target, VTCM, flow.flow, source)
+                known[key] = HolderProvenance(flow.target, VTCM, flow.flow(), source)
                 changed = True
     return VtcmProvenance(known)
 
@@ -423,43 +468,45 @@ def _unit_flows(
     values: _Values,
     definitions: Mapping[str, list[tuple[str, Node, UnitIndex]]],
     names: VtcmNames,
+    pointer_parameters: dict[Node, list[tuple[int, Holder | None]]],
 ) -> Iterator[_FlowRecord]:
     for declaration in unit.nodes("VAR_DECL"):
+        if declaration.type_kind not in _VALUE_KINDS:
+            continue
         initializer = _initializer(declaration)
         if initializer is None:
             continue
-        if declaration.type_kind in _VALUE_KINDS:
-            holder = values.variable_holder(declaration)
-            atoms = values.pointer_atoms(initializer)
-            if holder is not None and atoms:
-                yield _FlowRecord(holder, tuple(atoms), Flow(values.text(declaration), _span(declaration)))
+        holder = values.variable_holder(declaration)
+        atoms = values.pointer_atoms(initializer)
+        if holder is not None and atoms:
+            yield _FlowRecord(holder, tuple(atoms), (unit, declaration))
     for assignment in unit.nodes("BINARY_OPERATOR"):
-        if assignment.binary_operator != "=":
-            continue
+        if assignment.binary_operator != "=" or assignment.type_kind not in _VALUE_KINDS:
+            continue  # an assignment has its left side's type: most are not pointers
         children = assignment.children()
-        if len(children) != 2 or children[0].type_kind not in _VALUE_KINDS:
+        if len(children) != 2:
             continue
         holder = _assigned_holder(values, children[0])
         if holder is None:
             continue
         atoms = values.pointer_atoms(children[1])
         if atoms:
-            yield _FlowRecord(holder, tuple(atoms), Flow(values.text(assignment), _span(assignment)))
+            yield _FlowRecord(holder, tuple(atoms), (unit, assignment))
     for initializers in unit.nodes("INIT_LIST_EXPR"):
         yield from _initializer_flows(values, initializers)
     for call in unit.nodes("CALL_EXPR"):
-        yield from _argument_flows(unit, values, call, definitions, names)
+        yield from _argument_flows(unit, values, call, definitions, names, pointer_parameters)
     for statement in unit.nodes("RETURN_STMT"):
-        children = statement.children()
-        if not children or children[0].type_kind not in _VALUE_KINDS:
-            continue
         function = unit.enclosing_function(statement)
-        if function is None:
+        if function is None or not function.type_spelling.split("(")[0].rstrip().endswith("*"):
+            continue  # only functions returning a pointer
+        children = statement.children()
+        if not children:
             continue
         atoms = values.pointer_atoms(children[0])
         if atoms:
             holder = values.return_holder(function.spelling)
-            yield _FlowRecord(holder, tuple(atoms), Flow(values.text(statement), _span(statement)))
+            yield _FlowRecord(holder, tuple(atoms), (unit, statement))
 
 
 def _assigned_holder(values: _Values, target: Node) -> Holder | None:
@@ -494,8 +541,8 @@ def _initializer_flows(values: _Values, initializers: Node) -> Iterator[_FlowRec
             continue
         atoms = values.pointer_atoms(value)
         if atoms:
-            holder = values.field_decl_holder(field, struct_name)
-            yield _FlowRecord(holder, tuple(atoms), Flow(values.text(item), _span(item)))
+            holder = values.field_decl_holder(field, lambda: struct_name)
+            yield _FlowRecord(holder, tuple(atoms), (values.unit, item))
 
 
 def _argument_flows(
@@ -504,26 +551,35 @@ def _argument_flows(
     call: Node,
     definitions: Mapping[str, list[tuple[str, Node, UnitIndex]]],
     names: VtcmNames,
+    pointer_parameters: dict[Node, list[tuple[int, Holder | None]]],
 ) -> Iterator[_FlowRecord]:
     name = call.spelling
-    if not name or _matches(name, names.opaque_functions) or name not in definitions:
+    if not name or name not in definitions or _matches(name, names.opaque_functions):
         return
     definition = _definition_for(call, definitions[name])
     if definition is None:
         return
     function, owner = definition
-    parameters = [child for child in function.children() if child.kind == "PARM_DECL"]
+    parameters = pointer_parameters.get(function)
+    if parameters is None:
+        owner_values = values if owner is unit else _Values(owner, values.names, values.holders)
+        parameters = pointer_parameters[function] = [
+            (position, owner_values.variable_holder(child))
+            for position, child in enumerate(child for child in function.children() if child.kind == "PARM_DECL")
+            if child.type_kind in _VALUE_KINDS
+        ]
+    if not parameters:
+        return  # no pointer parameter: nothing to follow, and no need to look at the arguments
     arguments = call.children()[1:]
-    owner_values = values if owner is unit else _Values(owner, values.names, values.holders)
-    for parameter, argument in zip(parameters, arguments, strict=False):  # variadic calls pass more
-        if parameter.type_kind not in _VALUE_KINDS:
+    for position, holder in parameters:
+        if position >= len(arguments):
             continue
+        argument = arguments[position]
         atoms = values.pointer_atoms(argument)
         if not atoms and not names.every_call_site:
             continue
-        holder = owner_values.variable_holder(parameter)
         if holder is not None:
-            yield _FlowRecord(holder, tuple(atoms), Flow(values.text(argument), _span(argument)))
+            yield _FlowRecord(holder, tuple(atoms), (unit, argument))
 
 
 def _definition_for(call: Node, candidates: list[tuple[str, Node, UnitIndex]]) -> tuple[Node, UnitIndex] | None:
@@ -547,51 +603,73 @@ def _definition_for(call: Node, candidates: list[tuple[str, Node, UnitIndex]]) -
 
 def _compute_accesses(project: Project, names: VtcmNames) -> list[ScalarAccess]:
     provenance = vtcm_provenance(project, names)
+    known_names = frozenset(
+        holder.holder.name.rsplit(".", 1)[-1].removesuffix("()") for holder in provenance.holders.values()
+    )
     holders: dict[tuple, Holder] = {}
     found: list[ScalarAccess] = []
     for unit in project.kernel_units():
-        found.extend(_unit_accesses(unit, _Values(unit, names, holders), provenance, names))
+        values = _Values(unit, names, holders, known_names)
+        found.extend(_unit_accesses(unit, values, provenance, names, known_names))
     return found
 
 
 def _unit_accesses(
-    unit: UnitIndex, values: _Values, provenance: VtcmProvenance, names: VtcmNames
+    unit: UnitIndex,
+    values: _Values,
+    provenance: VtcmProvenance,
+    names: VtcmNames,
+    known_names: frozenset[str],
 ) -> Iterator[ScalarAccess]:
+    mentions = _mention_finder(known_names, names.fields)
+    macros = _macro_names(unit)
     candidates = [
-        *(node for node in unit.nodes("UNARY_OPERATOR") if node.unary_operator == "*"),
-        *unit.nodes("ARRAY_SUBSCRIPT_EXPR"),
-        *unit.nodes("MEMBER_REF_EXPR"),
+        node
+        for node in (
+            *unit.nodes("ARRAY_SUBSCRIPT_EXPR"),
+            *unit.nodes("MEMBER_REF_EXPR"),
+            *(node for node in unit.nodes("UNARY_OPERATOR") if node.unary_operator == "*"),
+        )
+        if _may_mention(unit, node, mentions, macros) and node.type_kind not in _NOT_SCALAR
     ]
-    candidates = [node for node in candidates if node.type_kind not in _NOT_SCALAR]
     if not candidates:
         return
-    roles = _access_roles(unit)
     not_evaluated = _unevaluated_ranges(unit)
-    reads: dict[Node, tuple[str, Holder | Origin]] = {}
+    reads: dict[Node, tuple[str, Holder | Origin, Node | None]] = {}
     for node in candidates:
-        if node in roles.address_taken or _inside(node, not_evaluated):
-            continue
         if node.kind == "MEMBER_REF_EXPR" and not _is_member_access(node):
             continue
         source = _carried(values.lvalue_atoms(node), provenance.holders)
-        if source is not None:
-            reads[node] = (roles.kind.get(node, LOAD), source)
-    copied = {value for store, value in roles.stored_value.items() if store in reads and value in reads}
+        if source is None or _inside(node, not_evaluated):
+            continue
+        if node.is_macro_expansion:
+            parent, role = None, _macro_role(unit, node)  # the AST's extents collapse inside a macro: read the #define
+        else:
+            parent, child = _context(unit, node)
+            role = _role(parent, child)
+        if role != "address":
+            reads[node] = (role, source, parent)
+    stored = {
+        node: _unwrap(parent.children()[-1])
+        for node, (role, _source, parent) in reads.items()
+        if role == STORE and parent is not None
+    }
+    copied = {value for value in stored.values() if value in reads}
     splats = _Splats(unit, names.splat_functions)
-    for node, (kind, source) in reads.items():
+    for node, (role, source, parent) in reads.items():
         if node in copied:
             continue  # reported with the store it feeds: one finding per element copy
         function = unit.enclosing_function(node)
         function_name = function.spelling if function is not None else ""
         if _matches(function_name, names.opaque_functions):
             continue
-        value = roles.stored_value.get(node)
+        value = stored.get(node)
         copy_from = reads[value][1] if value is not None and value in reads else None
-        broadcast = kind == LOAD and copy_from is None and splats.feeds_only_splats(node, function)
+        broadcast = role == LOAD and splats.feeds_only_splats(node, parent, function)
         yield ScalarAccess(
             node=node,
             unit=unit,
-            kind=kind,
+            kind=role,
             text=values.text(node),
             pointer=values.text(_pointer_of(node)),
             provenance=VTCM,
@@ -602,6 +680,39 @@ def _unit_accesses(
         )
 
 
+def _mention_finder(known_names: frozenset[str], field_patterns: tuple[str, ...]) -> re.Pattern[bytes]:
+    """A regex finding any name that can lead to VTCM: a VTCM holder's name or a VTCM field pattern."""
+    words = [re.escape(name.encode()) for name in sorted(known_names) if name]
+    words.extend(re.escape(pattern).replace(r"\*", r"\w*").encode() for pattern in field_patterns)
+    return re.compile(rb"\b(?:" + rb"|".join(words) + rb")\b") if words else re.compile(rb"(?!)")
+
+
+def _may_mention(unit: UnitIndex, node: Node, mentions: re.Pattern[bytes], macros: frozenset[bytes]) -> bool:
+    """A cheap text test before any AST work: an access through VTCM names a VTCM holder where it is written.
+
+    Code a macro produced is written in the #define: its extent is the macro use, which starts with the macro's name.
+    """
+    data = unit.source_bytes(node.path)
+    start = node.start_offset
+    first = _IDENTIFIER.match(data, start)
+    if first is not None and first.group() in macros:
+        return True
+    return mentions.search(data, start, node.end_offset) is not None
+
+
+def _macro_names(unit: UnitIndex) -> frozenset[bytes]:
+    """The macros the unit's own files define (by their text: cheaper than asking the AST about every node)."""
+    return memoized(
+        unit.memo,
+        "vtcm-macro-names",
+        lambda: frozenset(name for path in unit.indexed_files for name in _DEFINE.findall(unit.source_bytes(path))),
+    )
+
+
+_IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+
+
 class _Splats:
     """Which loads only feed a vector splat: `hvx_vec_splat_f32(p[0])`, or `h = p[k]` with `h` used only in splats."""
 
@@ -609,89 +720,89 @@ class _Splats:
         self.unit = unit
         self.patterns = patterns
         self._calls: dict[str, list[tuple[int, int]]] | None = None
-        self._initialised: dict[Node, Node] | None = None
-        self._references: dict[str, list[Node]] | None = None
 
-    def feeds_only_splats(self, load: Node, function: Node | None) -> bool:
+    def feeds_only_splats(self, load: Node, parent: Node | None, function: Node | None) -> bool:
         if not self.patterns:
             return False
-        if self._inside_splat(load):
+        if self._inside_splat(load.path, load.start_offset, load.end_offset):
             return True
-        declaration = self._declaration_initialised_by(load)
-        if declaration is None or function is None:
+        if parent is None or parent.kind != "VAR_DECL" or function is None or load.is_macro_expansion:
             return False
-        uses = [
-            reference
-            for reference in self._references_named(declaration.spelling)
-            if function.start_offset <= reference.start_offset < function.end_offset
-            and reference.referenced == declaration
+        # `__fp16 s = scales[kt];`: every later mention of `s` in the function must sit inside a splat call.
+        data = self.unit.source_bytes(function.path)
+        name = parent.spelling
+        own = parent.end_offset
+        mentions = [
+            found.start()
+            for found in re.finditer(rb"\b%s\b" % re.escape(name.encode()), data[: function.end_offset])
+            if found.start() >= own
         ]
-        return bool(uses) and all(self._inside_splat(use) for use in uses)
+        return bool(mentions) and all(self._inside_splat(function.path, start, start + len(name)) for start in mentions)
 
-    def _inside_splat(self, node: Node) -> bool:
+    def _inside_splat(self, path: str, start: int, end: int) -> bool:
         if self._calls is None:
             self._calls = defaultdict(list)
             for call in self.unit.nodes("CALL_EXPR"):
                 if _matches(call.spelling, self.patterns):
                     self._calls[call.path].append((call.start_offset, call.end_offset))
-        start, end = node.start_offset, node.end_offset
-        return any(low <= start and end <= high for low, high in self._calls.get(node.path, ()))
-
-    def _declaration_initialised_by(self, load: Node) -> Node | None:
-        if self._initialised is None:
-            self._initialised = {}
-            for declaration in self.unit.nodes("VAR_DECL"):
-                if declaration.type_kind in _NOT_SCALAR:
-                    continue
-                initializer = _initializer(declaration)
-                if initializer is not None:
-                    self._initialised[_unwrap(initializer)] = declaration
-        return self._initialised.get(load)
-
-    def _references_named(self, name: str) -> list[Node]:
-        if self._references is None:
-            self._references = defaultdict(list)
-            for reference in self.unit.nodes("DECL_REF_EXPR"):
-                self._references[reference.spelling].append(reference)
-        return self._references.get(name, [])
+        return any(low <= start and end <= high for low, high in self._calls.get(path, ()))
 
 
-@record(frozen=False)
-class _Roles:
-    kind: dict[Node, str]  # lvalue -> STORE / UPDATE
-    stored_value: dict[Node, Node]  # lvalue of a plain store -> the value expression (unwrapped)
-    address_taken: set[Node]
+_ACCESS_TEXT = re.compile(rb"\*?\s*[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|\s*\[[^\]\n]*\])*")
+_AFTER = re.compile(rb"(?:\s|\\\n)*(==|=|\+\+|--|<<=|>>=|[-+*/%&|^]=)?")
 
 
-def _access_roles(unit: UnitIndex) -> _Roles:
-    kind: dict[Node, str] = {}
-    stored: dict[Node, Node] = {}
-    for assignment in unit.nodes("BINARY_OPERATOR"):
-        if assignment.binary_operator != "=":
-            continue
-        children = assignment.children()
-        if len(children) == 2:
-            target = _unwrap_parens(children[0])
-            kind[target] = STORE
-            stored[target] = _unwrap(children[1])
-    for assignment in unit.nodes("COMPOUND_ASSIGNMENT_OPERATOR"):
-        children = assignment.children()
-        if children:
-            kind[_unwrap_parens(children[0])] = UPDATE
-    address_taken: set[Node] = set()
-    for operator in unit.nodes("UNARY_OPERATOR"):
-        spelling = operator.unary_operator
-        if spelling not in ("&", "++", "--"):
-            continue
-        children = operator.children()
-        if not children:
-            continue
-        operand = _unwrap_parens(children[0])
-        if spelling == "&":
-            address_taken.add(operand)
-        else:
-            kind[operand] = UPDATE
-    return _Roles(kind, stored, address_taken)
+def _macro_role(unit: UnitIndex, node: Node) -> str:
+    """The role of an access written in a #define, from the text around it there (`&p[i]`, `p[i] = x`, `p[i]++`)."""
+    place = node.spelling_start
+    data = unit.source_bytes(place.path) if place.path else b""
+    if not data:
+        return LOAD
+    before = data[max(0, place.offset - 3) : place.offset].rstrip()
+    if before.endswith(b"&") and not before.endswith(b"&&"):
+        return "address"
+    if before.endswith((b"++", b"--")):
+        return UPDATE
+    access = _ACCESS_TEXT.match(data, place.offset)
+    if access is None:
+        return LOAD
+    operator = _AFTER.match(data, access.end()).group(1)
+    if operator == b"=":
+        return STORE
+    if operator is not None and operator != b"==":
+        return UPDATE
+    return LOAD
+
+
+def _context(unit: UnitIndex, node: Node) -> tuple[Node | None, Node]:
+    """The nearest ancestor that is not a parenthesis or an implicit conversion, and its child on the way down."""
+    child = node
+    for ancestor in unit.ancestors(node):
+        if ancestor.kind not in ("PAREN_EXPR", "UNEXPOSED_EXPR"):
+            return ancestor, child
+        child = ancestor
+    return None, child
+
+
+def _role(parent: Node | None, child: Node) -> str:
+    """LOAD, STORE, UPDATE, or "address" for the operand of `&`."""
+    if parent is None:
+        return LOAD
+    kind = parent.kind
+    if kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR"):
+        children = parent.children()
+        if not children or children[0] != child:
+            return LOAD
+        if kind == "COMPOUND_ASSIGNMENT_OPERATOR":
+            return UPDATE
+        return STORE if parent.binary_operator == "=" else LOAD
+    if kind == "UNARY_OPERATOR":
+        operator = parent.unary_operator
+        if operator == "&":
+            return "address"
+        if operator in ("++", "--"):
+            return UPDATE
+    return LOAD
 
 
 def _unevaluated_ranges(unit: UnitIndex) -> dict[str, list[tuple[int, int]]]:
