@@ -61,8 +61,7 @@ _NOT_SCALAR = frozenset(
     }
 )
 _ARRAY_KINDS = frozenset({"CONSTANTARRAY", "INCOMPLETEARRAY", "VARIABLEARRAY", "DEPENDENTSIZEDARRAY"})
-# Holders are pointers: an address kept in an integer (`uintptr_t`) is followed inside an expression, not across one.
-_VALUE_KINDS = frozenset({"POINTER"})
+_INTEGER_KINDS = frozenset({"INT", "UINT", "LONG", "ULONG", "LONGLONG", "ULONGLONG"})
 _WRAPPERS = frozenset({"UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR"})
 _LONGEST_TEXT = 90
 _MISSING: Any = object()
@@ -78,6 +77,7 @@ class VtcmNames:
     allocators: tuple[str, ...]
     opaque_functions: tuple[str, ...]
     splat_functions: tuple[str, ...]
+    address_types: tuple[str, ...]
     every_call_site: bool
 
     @staticmethod
@@ -88,6 +88,7 @@ class VtcmNames:
             allocators=_strings(options, "vtcm_allocators"),
             opaque_functions=_strings(options, "opaque_functions"),
             splat_functions=_strings(options, "splat_functions"),
+            address_types=_strings(options, "address_types"),
             every_call_site=str(options.get("parameter_call_sites", "any")) == "every",
         )
 
@@ -280,7 +281,7 @@ class _Values:
         return []
 
     def _reference_atoms(self, node: Node, type_kind: str) -> list[Holder | Origin]:
-        if type_kind not in _VALUE_KINDS:
+        if not self.holds_address(node, type_kind):
             return []
         if self.known_names is not None and node.spelling not in self.known_names:
             return []
@@ -296,7 +297,7 @@ class _Values:
         return atoms
 
     def _member_atoms(self, node: Node, type_kind: str, depth: int) -> list[Holder | Origin]:
-        if type_kind not in _VALUE_KINDS:
+        if not self.holds_address(node, type_kind):
             return []
         if (
             self.known_names is not None
@@ -311,6 +312,16 @@ class _Values:
         if holder is not None:
             atoms.append(holder)
         return atoms
+
+    def holds_address(self, node: Node, type_kind: str | None = None) -> bool:
+        """A pointer, or an integer of an address type (`dma_addr_t`: the newer DMA descriptors carry addresses so)."""
+        type_kind = node.type_kind if type_kind is None else type_kind
+        if type_kind == "POINTER":
+            return True
+        if type_kind not in _INTEGER_KINDS or not self.names.address_types:
+            return False
+        spelling = node.type_spelling.replace("const ", "").replace("volatile ", "").strip()
+        return spelling in self.names.address_types
 
     def _call_atoms(self, call: Node) -> list[Holder | Origin]:
         name = call.spelling
@@ -471,7 +482,7 @@ def _unit_flows(
     pointer_parameters: dict[Node, list[tuple[int, Holder | None]]],
 ) -> Iterator[_FlowRecord]:
     for declaration in unit.nodes("VAR_DECL"):
-        if declaration.type_kind not in _VALUE_KINDS:
+        if not values.holds_address(declaration):
             continue
         initializer = _initializer(declaration)
         if initializer is None:
@@ -481,7 +492,7 @@ def _unit_flows(
         if holder is not None and atoms:
             yield _FlowRecord(holder, tuple(atoms), (unit, declaration))
     for assignment in unit.nodes("BINARY_OPERATOR"):
-        if assignment.binary_operator != "=" or assignment.type_kind not in _VALUE_KINDS:
+        if assignment.binary_operator != "=" or not values.holds_address(assignment):
             continue  # an assignment has its left side's type: most are not pointers
         children = assignment.children()
         if len(children) != 2:
@@ -537,7 +548,7 @@ def _initializer_flows(values: _Values, initializers: Node) -> Iterator[_FlowRec
             if fields is None:
                 fields = [child for child in struct.children() if child.kind == "FIELD_DECL"]
             field, value = (fields[position] if position < len(fields) else None), item
-        if field is None or field.kind != "FIELD_DECL" or value.type_kind not in _VALUE_KINDS:
+        if field is None or field.kind != "FIELD_DECL" or not values.holds_address(field):
             continue
         atoms = values.pointer_atoms(value)
         if atoms:
@@ -566,7 +577,7 @@ def _argument_flows(
         parameters = pointer_parameters[function] = [
             (position, owner_values.variable_holder(child))
             for position, child in enumerate(child for child in function.children() if child.kind == "PARM_DECL")
-            if child.type_kind in _VALUE_KINDS
+            if owner_values.holds_address(child)
         ]
     if not parameters:
         return  # no pointer parameter: nothing to follow, and no need to look at the arguments

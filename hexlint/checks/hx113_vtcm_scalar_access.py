@@ -81,28 +81,21 @@ def _message(access: ScalarAccess, chain: list[HolderProvenance | Origin]) -> st
 
 
 def _derivation(access: ScalarAccess, chain: list[HolderProvenance | Origin]) -> str:
-    """`dst` derives from `octx->dst_spad.data`, passed in as parameter `dst` of `scale_row`."""
-    root = next(
-        (step for step in chain if isinstance(step, Origin) or step.holder.kind == "field"),
-        chain[-1] if chain else access.source,
-    )
-    if isinstance(root, Origin):
-        origin = f"`{root.text}`"
-    elif isinstance(root, HolderProvenance):
-        origin = f"field `{root.holder.name}`"
+    """`dst` derives from field `htp_spad.data` (...), passed in as parameter `dst` of `scale_row`."""
+    steps = [step for step in chain if isinstance(step, HolderProvenance)]
+    origin = chain[-1] if chain and isinstance(chain[-1], Origin) else None
+    # A field holds VTCM wherever it is read, so the field is the origin worth naming: what stored VTCM in it may be
+    # another op's code (the related locations show it).
+    field = next((step.holder for step in steps if step.holder.kind == "field"), None)
+    if field is not None:
+        text = f"`{access.pointer}` derives from field `{field.name}`, which holds VTCM pointers"
+    elif origin is not None and origin.text != access.pointer:
+        text = f"`{access.pointer}` derives from `{origin.text}`"
     else:
-        origin = f"`{root.name}`"
-    text = (
-        f"`{access.pointer}` is VTCM"
-        if origin == f"`{access.pointer}`"
-        else f"`{access.pointer}` derives from {origin}"
-    )
-    parameter = next(
-        (step.holder for step in chain if isinstance(step, HolderProvenance) and step.holder.kind == "parameter"),
-        None,
-    )
+        text = f"`{access.pointer}` points into VTCM"
+    parameter = next((step.holder for step in steps if step.holder.kind == "parameter"), None)
     if parameter is not None:
-        text += f", passed in as parameter `{parameter.name}` of `{parameter.function}`"
+        text += f"; it is passed in as parameter `{parameter.name}` of `{parameter.function}`"
     return text
 
 
