@@ -681,8 +681,8 @@ def _unit_accesses(
             node=node,
             unit=unit,
             kind=role,
-            text=values.text(node),
-            pointer=values.text(_pointer_of(node)),
+            text=_access_text(unit, node),
+            pointer=_access_text(unit, _pointer_of(node), _POINTER_TEXT),
             provenance=VTCM,
             source=source,
             copy_from=copy_from,
@@ -760,7 +760,19 @@ class _Splats:
 
 
 _ACCESS_TEXT = re.compile(rb"\*?\s*[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|\s*\[[^\]\n]*\])*")
+_POINTER_TEXT = re.compile(rb"[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*")
 _AFTER = re.compile(rb"(?:\s|\\\n)*(==|=|\+\+|--|<<=|>>=|[-+*/%&|^]=)?")
+
+
+def _access_text(unit: UnitIndex, node: Node, shape: re.Pattern[bytes] | None = None) -> str:
+    """The access as written; in a macro (body or argument) only the access itself, read where it is spelled."""
+    if node.is_macro_expansion:
+        place = node.spelling_start
+        data = unit.source_bytes(place.path) if place.path else b""
+        access = (shape or _ACCESS_TEXT).match(data, place.offset) if data else None
+        if access is not None:
+            return " ".join(access.group().decode("utf-8", "replace").replace("\\\n", " ").split())
+    return expression_text(unit, node)
 
 
 def _macro_role(unit: UnitIndex, node: Node) -> str:

@@ -93,7 +93,9 @@ def _derivation(access: ScalarAccess, chain: list[HolderProvenance | Origin]) ->
         text = f"`{access.pointer}` derives from `{origin.text}`"
     else:
         text = f"`{access.pointer}` points into VTCM"
-    parameter = next((step.holder for step in steps if step.holder.kind == "parameter"), None)
+    # The parameter worth naming is the one the access's own function receives, not one further up the chain.
+    nearest = steps[: next((index for index, step in enumerate(steps) if step.holder.kind == "field"), len(steps))]
+    parameter = next((step.holder for step in nearest if step.holder.kind == "parameter"), None)
     if parameter is not None:
         text += f"; it is passed in as parameter `{parameter.name}` of `{parameter.function}`"
     return text
