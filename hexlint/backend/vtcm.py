@@ -619,9 +619,10 @@ def _compute_accesses(project: Project, names: VtcmNames) -> list[ScalarAccess]:
     )
     holders: dict[tuple, Holder] = {}
     found: list[ScalarAccess] = []
+    mentions = _Mentions(provenance, names)
     for unit in project.kernel_units():
         values = _Values(unit, names, holders, known_names)
-        found.extend(_unit_accesses(unit, values, provenance, names, known_names))
+        found.extend(_unit_accesses(unit, values, provenance, names, mentions))
     return found
 
 
@@ -630,9 +631,8 @@ def _unit_accesses(
     values: _Values,
     provenance: VtcmProvenance,
     names: VtcmNames,
-    known_names: frozenset[str],
+    mentions: _Mentions,
 ) -> Iterator[ScalarAccess]:
-    mentions = _mention_finder(known_names, names.fields)
     macros = _macro_names(unit)
     candidates = [
         node
@@ -691,24 +691,54 @@ def _unit_accesses(
         )
 
 
-def _mention_finder(known_names: frozenset[str], field_patterns: tuple[str, ...]) -> re.Pattern[bytes]:
-    """A regex finding any name that can lead to VTCM: a VTCM holder's name or a VTCM field pattern."""
-    words = [re.escape(name.encode()) for name in sorted(known_names) if name]
-    words.extend(re.escape(pattern).replace(r"\*", r"\w*").encode() for pattern in field_patterns)
-    return re.compile(rb"\b(?:" + rb"|".join(words) + rb")\b") if words else re.compile(rb"(?!)")
+class _Mentions:
+    """A cheap text test before any AST work: an access through VTCM names, where it is written, a VTCM field
+    (`->data`, `.vtcm_dst`), a function returning VTCM, or a VTCM variable or parameter of its own function."""
+
+    def __init__(self, provenance: VtcmProvenance, names: VtcmNames) -> None:
+        fields: set[str] = set()
+        calls: set[str] = set()
+        self.variables: dict[str, set[str]] = defaultdict(set)
+        for found in provenance.holders.values():
+            holder = found.holder
+            if holder.kind == FIELD:
+                fields.add(re.escape(holder.name.rsplit(".", 1)[-1]))
+            elif holder.kind == RETURN:
+                calls.add(re.escape(holder.function))
+            else:
+                self.variables[holder.function].add(holder.name)
+        fields.update(re.escape(pattern).replace(r"\*", r"\w*") for pattern in names.fields)
+        parts = []
+        if fields:
+            parts.append(r"(?:\.|->)\s*(?:" + "|".join(sorted(fields)) + r")\b")
+        if calls:
+            parts.append(r"\b(?:" + "|".join(sorted(calls)) + r")\s*\(")
+        globals_ = self.variables.get("", set())
+        self.shared = re.compile("|".join(parts).encode()) if parts else None
+        self._by_function: dict[str, re.Pattern[bytes] | None] = {}
+        self._globals = globals_
+
+    def search(self, data: bytes, start: int, end: int, function: str) -> bool:
+        if self.shared is not None and self.shared.search(data, start, end):
+            return True
+        pattern = self._by_function.get(function, _MISSING)
+        if pattern is _MISSING:
+            words = sorted(self.variables.get(function, set()) | self._globals)
+            pattern = re.compile(rb"\b(?:" + "|".join(map(re.escape, words)).encode() + rb")\b") if words else None
+            self._by_function[function] = pattern
+        return pattern is not None and pattern.search(data, start, end) is not None
 
 
-def _may_mention(unit: UnitIndex, node: Node, mentions: re.Pattern[bytes], macros: frozenset[bytes]) -> bool:
-    """A cheap text test before any AST work: an access through VTCM names a VTCM holder where it is written.
-
-    Code a macro produced is written in the #define: its extent is the macro use, which starts with the macro's name.
-    """
+def _may_mention(unit: UnitIndex, node: Node, mentions: _Mentions, macros: frozenset[bytes]) -> bool:
+    """Whether an access may go through VTCM, from its text (code a macro produced always may: its extent is the
+    macro use, which starts with the macro's name, and its text is in the #define)."""
     data = unit.source_bytes(node.path)
     start = node.start_offset
     first = _IDENTIFIER.match(data, start)
     if first is not None and first.group() in macros:
         return True
-    return mentions.search(data, start, node.end_offset) is not None
+    function = unit.enclosing_function(node)
+    return mentions.search(data, start, node.end_offset, function.spelling if function is not None else "")
 
 
 def _macro_names(unit: UnitIndex) -> frozenset[bytes]:
