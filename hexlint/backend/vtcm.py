@@ -969,10 +969,13 @@ def _span(node: Node) -> Span:
     return Span(node.path, node.line, node.column, node.end_line, node.end_column)
 
 
-@functools.lru_cache(maxsize=4096)
+# Keyed by the absolute path, so an answer never depends on the working directory of the call that cached it.
+_realpath_of_absolute = functools.lru_cache(maxsize=4096)(os.path.realpath)
+
+
 def _real(path: str) -> str:
     """One spelling per file, so a header's declarations get the same key in every unit that includes it."""
-    return os.path.realpath(path) if path else ""
+    return _realpath_of_absolute(os.path.abspath(path)) if path else ""
 
 
 def _matches(name: str, patterns: Iterable[str]) -> bool:
