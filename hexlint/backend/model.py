@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from hexlint.backend import dispatch, host, kernel_params, loops, pointers, pragmas, trace, trace_regions
+from hexlint.backend import dispatch, host, kernel_params, loops, pointers, pragmas, trace, trace_regions, vtcm
 from hexlint.c.index import Project, UnitIndex, included_files, memoized
 from hexlint.c.node import Node
 
@@ -186,6 +186,14 @@ class BackendModel:
     def unroll_pragmas(self) -> list[pragmas.GovernedLoop]:
         """Every unroll pragma of the kernel code with the loop it governs (its count resolved where it can be)."""
         return pragmas.governed_loops(self.project)
+
+    def vtcm_provenance(self, names: vtcm.VtcmNames) -> vtcm.VtcmProvenance:
+        """Which locals, struct fields, parameters and returns hold a VTCM-derived pointer, each with its chain."""
+        return vtcm.vtcm_provenance(self.project, names)
+
+    def vtcm_scalar_accesses(self, names: vtcm.VtcmNames) -> list[vtcm.ScalarAccess]:
+        """Scalar loads and stores through VTCM-derived pointers (vector accesses and DMA descriptors aside)."""
+        return vtcm.scalar_accesses(self.project, names)
 
     # ------------------------------------------------------------ built libraries of the same run
 

@@ -26,6 +26,7 @@ CHECK_MODULES: dict[str, str] = {
     "HX108": "hx108_division_in_loop",
     "HX110": "hx110_macro_backslash_misaligned",
     "HX111": "hx111_macro_backslash_whitespace",
+    "HX113": "hx113_vtcm_scalar_access",
     "HX116": "hx116_unroll_excessive",
     "HX117": "hx117_trace_dma_wait_event",
     "HX118": "hx118_trace_info_constant",
