@@ -484,7 +484,9 @@ def run_binary_rules(
     options: Mapping[str, Mapping[str, Any]],
     settings: RunSettings,
     tables: list[dict[str, object]] | None = None,
+    enabled: Iterable[str] | None = None,
 ) -> tuple[list[Diagnostic], str]:
+    """`enabled`: the rule codes the run selected (the audit runs, gates and reports only those of them)."""
     if not binaries:
         return [], ""
     try:
@@ -493,7 +495,9 @@ def run_binary_rules(
         raise InputError(f"{binaries[0]}: the binary audit is not available in this hexlint build") from None
     namespace = binary_namespace(settings.binary_arguments)
     try:
-        diagnostics, report = audit_paths(list(binaries), namespace, options, tables, settings.jobs or usable_cores())
+        diagnostics, report = audit_paths(
+            list(binaries), namespace, options, tables, settings.jobs or usable_cores(), enabled=enabled
+        )
     except (InputError, InternalError):
         raise
     except (OSError, ValueError) as error:
@@ -639,7 +643,9 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
             raise InputError(f"{binary_paths[0]}: ELF input, but no binary rule (HX2xx) is selected")
         binary_paths = []
     binary_tables: list[dict[str, object]] = []
-    binary_diagnostics, binary_report = run_binary_rules(binary_paths, options, settings, binary_tables)
+    binary_diagnostics, binary_report = run_binary_rules(
+        binary_paths, options, settings, binary_tables, [rule.code for rule in rules]
+    )
     raw += binary_diagnostics
 
     enabled_codes = frozenset(rule.code for rule in rules)
