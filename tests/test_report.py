@@ -107,7 +107,7 @@ def test_sarif_validates_against_the_official_schema_and_carries_everything() ->
     import jsonschema
 
     rules = all_rules()
-    log = json.loads(sarif.render(ALL, rules, base_dir=Path("/work")))
+    log = json.loads(sarif.render(ALL, rules, base_dir=Path.cwd()))
     jsonschema.validate(log, sarif_schema())
     run = log["runs"][0]
     driver = run["tool"]["driver"]
