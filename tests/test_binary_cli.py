@@ -301,3 +301,54 @@ def test_a_func_that_matches_nothing_in_any_library_is_an_error_at_once_too(monk
     assert run.status == 2 and "--func" in run.stderr and "matches no function" in run.stderr
     run = run_hexlint("--jobs", "2", "--spills", "--func", "^legal_stack_array$", VECTOR_TWIN, str(CORE_V73))
     assert run.status == 0 and "legal_stack_array" in run.stdout
+
+
+CORE_BUILDS = [ROOT / "fixtures" / "htp-core" / "lib" / f"libhtp-core-v{version}.so" for version in (73, 75, 79, 81)]
+
+
+def table_rows(output: str) -> list[list[str]]:
+    """The data rows of the text tables: a name, then numbers or `-`."""
+    rows = []
+    for line in output.splitlines():
+        cells = line.split()
+        if line.startswith("  ") and len(cells) > 1 and all(cell.isdigit() or cell == "-" for cell in cells[1:]):
+            rows.append(cells)
+    return rows
+
+
+def test_table_rows_are_worst_first_and_the_header_says_how_many_are_hidden():
+    every = run_hexlint("--spills", "--all", str(CORE_V73))
+    rows = table_rows(every.stdout)
+    assert len(rows) == 23 and "hidden" not in every.stdout
+    ranks = [(int(row[2]), int(row[3]), int(row[4])) for row in rows]  # vspill, sspill, trips
+    assert ranks == sorted(ranks, reverse=True) and ranks[0] > ranks[-1]
+    worst = run_hexlint("--spills", "--top", "3", str(CORE_V73))
+    assert table_rows(worst.stdout) == rows[:3]
+    assert "the 3 worst of 23 shown (20 hidden: --all shows every row" in worst.stdout
+    default = table_rows(run_hexlint("--spills", str(CORE_V73)).stdout)
+    assert default == rows[:20]
+
+
+def test_the_column_legend_heads_the_table():
+    lines = run_hexlint("--spills", "--division", VECTOR_TWIN).stdout.splitlines()
+    legend = next(index for index, line in enumerate(lines) if line.strip().startswith("columns:"))
+    titles = next(index for index, line in enumerate(lines) if line.strip().startswith("function "))
+    assert legend < titles
+    text = " ".join(lines[legend:titles])
+    assert all(f"{title} = " in text for title in ("vspill", "sspill", "trips", "div@loop", "calls@loop", "hvx"))
+
+
+def test_builds_of_one_library_for_several_cpus_make_one_table_with_a_column_per_cpu():
+    merged = run_hexlint("--spills", "--all", *map(str, CORE_BUILDS))
+    assert merged.stdout.count("functions audited") == 1
+    assert "libhtp-core-vNN.so for v73, v75, v79, v81" in merged.stdout
+    rows = {row[0]: row[1:] for row in table_rows(merged.stdout)}
+    assert all(len(cells) == 3 * 4 for cells in rows.values())  # vspill, sspill, trips: one column per CPU each
+    for index, build in enumerate(CORE_BUILDS):  # each CPU's column holds that build's own numbers
+        alone = {row[0]: row[1:] for row in table_rows(run_hexlint("--spills", "--all", str(build)).stdout)}
+        for name, cells in alone.items():
+            assert [rows[name][index + 4 * column] for column in range(3)] == cells[1:4]
+    per_loop = run_hexlint("--spills", "-v", *map(str, CORE_BUILDS[:2]))
+    assert per_loop.stdout.count("functions audited") == 2  # per-loop rows are per build
+    other = run_hexlint("--spills", VECTOR_TWIN, str(TWINS / "scalar_spill.so"))
+    assert other.stdout.count("functions audited") == 2  # different libraries stay apart
