@@ -352,3 +352,20 @@ def test_builds_of_one_library_for_several_cpus_make_one_table_with_a_column_per
     assert per_loop.stdout.count("functions audited") == 2  # per-loop rows are per build
     other = run_hexlint("--spills", VECTOR_TWIN, str(TWINS / "scalar_spill.so"))
     assert other.stdout.count("functions audited") == 2  # different libraries stay apart
+
+
+def test_a_merged_table_keeps_two_functions_of_one_name_apart():
+    from hexlint.binary.table import render_tables
+
+    def table(cpu: str, rows: list[tuple[str, int]]) -> dict[str, object]:
+        columns = ["loops", "vspill", "sspill", "trips"]
+        functions = [{"function": name, "loops": 1, "vspill": spills, "sspill": 0, "trips": 0} for name, spills in rows]
+        return {"library": f"lib/libx-{cpu}.so", "cpu": f"hexagon{cpu}", "notes": [], "functions_audited": 2} | {
+            "loops": 2,
+            "columns": columns,
+            "functions": functions,
+        }
+
+    text = render_tables([table("v73", [("f.12", 9), ("f.40", 4)]), table("v79", [("f.3", 8), ("f.7", 5)])], ["spills"])
+    rows = {row[0]: row[1:] for row in table_rows(text)}
+    assert rows["f"][:2] == ["9", "8"] and rows["f#2"][:2] == ["4", "5"]  # static copies: not summed

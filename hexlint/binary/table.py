@@ -209,10 +209,13 @@ def render_merged_table(tables: Sequence[Record], families: Iterable[str], top: 
     ]
     values: dict[str, list[dict[str, int]]] = {}
     for index, table in enumerate(tables):
+        copies: dict[str, int] = {}
         for row in table["functions"]:  # type: ignore[attr-defined]
-            cells = values.setdefault(stable_function_name(str(row["function"])), [{} for _ in tables])[index]
-            for title in titles:
-                cells[title] = cells.get(title, 0) + int(row[title])
+            # Two functions of one name (static copies in two units) are two rows, the worse first, as in each build.
+            name = stable_function_name(str(row["function"]))
+            copies[name] = copies.get(name, 0) + 1
+            key = name if copies[name] == 1 else f"{name}#{copies[name]}"
+            values.setdefault(key, [{} for _ in tables])[index] = {title: int(row[title]) for title in titles}
 
     def rank(name: str) -> tuple[object, ...]:
         worst = [-max(cells.get(title, 0) for cells in values[name]) for title in RANKED if title in titles]
