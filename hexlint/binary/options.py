@@ -53,7 +53,7 @@ def add_binary_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-inloop-sspills",
         type=_count,
         metavar="N",
-        help="scalar spills allowed in innermost loops (turns HX202 on)",
+        help="scalar spills allowed in innermost loops (0)",
     )
     group.add_argument("--max-promotions", type=_count, metavar="N", help="promotions allowed per function (0)")
     group.add_argument("--max-inloop-divisions", type=_count, metavar="N", help="in-loop division calls allowed (0)")
