@@ -515,8 +515,10 @@ def run_binary_rules(
     options: Mapping[str, Mapping[str, Any]],
     settings: RunSettings,
     tables: list[dict[str, object]] | None = None,
+    enabled: Iterable[str] | None = None,
     facts: list[Any] | None = None,
 ) -> tuple[list[Diagnostic], str]:
+    """`enabled`: the rule codes the run selected (the audit runs, gates and reports only those of them)."""
     if not binaries:
         return [], ""
     try:
@@ -525,8 +527,9 @@ def run_binary_rules(
         raise InputError(f"{binaries[0]}: the binary audit is not available in this hexlint build") from None
     namespace = binary_namespace(settings.binary_arguments)
     try:
-        jobs = settings.jobs or usable_cores()
-        diagnostics, report = audit_paths(list(binaries), namespace, options, tables, jobs, facts)
+        diagnostics, report = audit_paths(
+            list(binaries), namespace, options, tables, settings.jobs or usable_cores(), enabled=enabled, facts=facts
+        )
     except (InputError, InternalError):
         raise
     except (OSError, ValueError) as error:
@@ -678,7 +681,9 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
     # Before the source rules, so they can point at what the built libraries show (HX116: spills in the function).
     binary_tables: list[dict[str, object]] = []
     library_facts: list[Any] = []
-    binary_diagnostics, binary_report = run_binary_rules(binary_paths, options, settings, binary_tables, library_facts)
+    binary_diagnostics, binary_report = run_binary_rules(
+        binary_paths, options, settings, binary_tables, [rule.code for rule in rules], library_facts
+    )
     context = context_sources(source_paths, rules, config, settings) if source_paths else []
     notes: list[str] = []
     raw += run_source_rules(source_paths, rules, options, config, settings, context, library_facts, notes)

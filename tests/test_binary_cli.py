@@ -19,9 +19,13 @@ CORE_V73 = ROOT / "fixtures" / "htp-core" / "lib" / "libhtp-core-v73.so"
 VECTOR_TWIN = str(TWINS / "vector_spill.so")
 
 
-def test_audit_without_strict_is_an_informational_table():
+def finding_lines(output: str) -> list[str]:
+    return [line for line in output.splitlines() if "] " in line and ": HX" in line]
+
+
+def test_the_table_mode_reports_the_findings_lint_mode_reports():
     run = run_hexlint("--spills", "--promotions", "--division", VECTOR_TWIN)
-    assert run.status == 0, run.stderr
+    assert run.status == 1, run.stderr
     assert "spill_kernel" in run.stdout and "legal_stack_array" in run.stdout
     header = next(line for line in run.stdout.splitlines() if line.strip().startswith("function"))
     assert header.split() == [
@@ -41,7 +45,36 @@ def test_audit_without_strict_is_an_informational_table():
     ]
     row = next(line.split() for line in run.stdout.splitlines() if line.strip().startswith("spill_kernel "))
     assert int(row[2]) > 0  # in-loop vector spills
-    assert "HX201" not in run.stdout
+    assert finding_lines(run.stdout) == finding_lines(run_hexlint(VECTOR_TWIN).stdout)
+    assert any("HX201" in line for line in finding_lines(run.stdout))
+    assert run.stderr.startswith("Found 2 findings") and "passed" not in run.stderr
+
+
+@pytest.mark.parametrize("twin", ["vector_spill.so", "scalar_spill.so", "division.so", "dma_worker.so"])
+def test_strict_changes_nothing(twin):
+    library = str(TWINS / twin)
+    for mode in ([], ["--spills", "--promotions", "--division"]):
+        plain, strict = run_hexlint(*mode, library), run_hexlint(*mode, "--strict", library)
+        assert (plain.status, plain.stdout, plain.stderr) == (strict.status, strict.stdout, strict.stderr)
+        assert plain.status == 1 and finding_lines(plain.stdout)
+
+
+def test_an_audit_flag_runs_its_rules_and_hx205():
+    division = str(TWINS / "division.so")
+    assert "HX204" in run_hexlint(division).stdout
+    assert finding_lines(run_hexlint("--spills", division).stdout) == []
+    assert run_hexlint("--spills", division).status == 0
+    assert "HX204" in run_hexlint("--division", division).stdout
+    dma = str(TWINS / "dma_worker.so")
+    assert "HX205" in run_hexlint("--division", dma).stdout  # with any audit: the `hvx` column of every table
+    assert run_hexlint("--spills", "--ignore", "HX205", dma).status == 0  # and --ignore still turns it off
+
+
+def test_json_and_sarif_of_the_table_mode_hold_the_findings():
+    document = json.loads(run_hexlint("--spills", "--format", "json", VECTOR_TWIN).stdout)
+    assert {d["code"] for d in document["diagnostics"]} == {"HX201"} and document["libraries"]
+    log = json.loads(run_hexlint("--spills", "--format", "sarif", VECTOR_TWIN).stdout)
+    assert {result["ruleId"] for result in log["runs"][0]["results"]} == {"HX201"}
 
 
 def test_only_the_selected_columns_are_shown():
@@ -54,9 +87,7 @@ def test_strict_fails_on_in_loop_vector_spills():
     run = run_hexlint("--spills", "--strict", VECTOR_TWIN)
     assert run.status == 1
     assert "HX201" in run.stdout and "spill_kernel" in run.stdout
-    assert "legal_stack_array" not in [
-        line.split(":")[1].split("@")[0] for line in run.stdout.splitlines() if "HX2" in line
-    ]
+    assert "legal_stack_array" not in [line.split(":")[1].split("@")[0] for line in finding_lines(run.stdout)]
 
 
 def test_threshold_options_raise_the_bar():
@@ -67,11 +98,13 @@ def test_threshold_options_raise_the_bar():
     assert run_hexlint("--spills", "--strict", "--max-inloop-divisions", "-1", division).status == 2
 
 
-def test_scalar_spills_fail_strict_only_with_a_threshold():
+def test_scalar_spills_are_findings_in_every_mode():
     scalar = str(TWINS / "scalar_spill.so")
-    assert run_hexlint("--spills", "--strict", scalar).status == 0
-    run = run_hexlint("--spills", "--strict", "--max-inloop-sspills", "0", scalar)
-    assert run.status == 1 and "HX202" in run.stdout
+    for mode in ([], ["--spills"], ["--spills", "--strict"], ["--baseline-lib", str(TWINS / "division.so")]):
+        run = run_hexlint(*mode, scalar)
+        assert run.status == 1 and "HX202" in run.stdout, mode
+        assert run_hexlint(*mode, "--ignore", "HX202", scalar).status == 0, mode
+        assert run_hexlint(*mode, "--max-inloop-sspills", "1000", scalar).status == 0, mode
 
 
 def test_strict_always_checks_hvx_in_dma_workers_and_the_pattern_is_configurable():
@@ -169,7 +202,7 @@ def test_table_records_hold_the_text_table_as_data():
     rows = {record["function"]: record for record in records["functions"]}
     text_rows = {
         line.split()[0]: line.split()[1:]
-        for line in render_table(audit, families).splitlines()
+        for line in render_table(records, families).splitlines()
         if line.startswith("  ") and line.split()[0] in rows
     }
     assert set(text_rows) == set(rows)
@@ -217,7 +250,8 @@ def test_several_libraries_are_audited_in_worker_processes(monkeypatch):
     audit_here = binary_run.library_result
 
     def reporting_its_process(*arguments):
-        return replace(audit_here(*arguments), report=f"pid {os.getpid()}\n")
+        result = audit_here(*arguments)
+        return replace(result, table={**(result.table or {}), "notes": [f"pid {os.getpid()}"]})
 
     # pickled by name: the forked worker finds this very function where library_result was
     reporting_its_process.__module__, reporting_its_process.__qualname__ = binary_run.__name__, "library_result"
@@ -225,7 +259,7 @@ def test_several_libraries_are_audited_in_worker_processes(monkeypatch):
 
     def processes(jobs: str) -> set[str]:
         run = run_hexlint("--jobs", jobs, "--spills", *ALL_LIBRARIES)
-        return {line.split()[1] for line in run.stdout.splitlines() if line.startswith("pid ")}
+        return {line.split()[-1] for line in run.stdout.splitlines() if " pid " in line and "note" in line}
 
     assert processes("1") == {str(os.getpid())}
     assert len(processes("2")) in (1, 2) and str(os.getpid()) not in processes("2")
@@ -265,5 +299,73 @@ def test_a_func_that_matches_nothing_in_any_library_is_an_error_at_once_too(monk
     monkeypatch.setattr("hexlint.binary.run.PARALLEL_MIN_BYTES", 0)
     run = run_hexlint("--jobs", "2", "--spills", "--func", "^no_such_function$", VECTOR_TWIN, str(CORE_V73))
     assert run.status == 2 and "--func" in run.stderr and "matches no function" in run.stderr
-    run = run_hexlint("--jobs", "2", "--spills", "--func", "^spill_kernel$", VECTOR_TWIN, str(CORE_V73))
-    assert run.status == 0 and "spill_kernel" in run.stdout
+    run = run_hexlint("--jobs", "2", "--spills", "--func", "^legal_stack_array$", VECTOR_TWIN, str(CORE_V73))
+    assert run.status == 0 and "legal_stack_array" in run.stdout
+
+
+CORE_BUILDS = [ROOT / "fixtures" / "htp-core" / "lib" / f"libhtp-core-v{version}.so" for version in (73, 75, 79, 81)]
+
+
+def table_rows(output: str) -> list[list[str]]:
+    """The data rows of the text tables: a name, then numbers or `-`."""
+    rows = []
+    for line in output.splitlines():
+        cells = line.split()
+        if line.startswith("  ") and len(cells) > 1 and all(cell.isdigit() or cell == "-" for cell in cells[1:]):
+            rows.append(cells)
+    return rows
+
+
+def test_table_rows_are_worst_first_and_the_header_says_how_many_are_hidden():
+    every = run_hexlint("--spills", "--all", str(CORE_V73))
+    rows = table_rows(every.stdout)
+    assert len(rows) == 23 and "hidden" not in every.stdout
+    ranks = [(int(row[2]), int(row[3]), int(row[4])) for row in rows]  # vspill, sspill, trips
+    assert ranks == sorted(ranks, reverse=True) and ranks[0] > ranks[-1]
+    worst = run_hexlint("--spills", "--top", "3", str(CORE_V73))
+    assert table_rows(worst.stdout) == rows[:3]
+    assert "the 3 worst of 23 shown (20 hidden: --all shows every row" in worst.stdout
+    default = table_rows(run_hexlint("--spills", str(CORE_V73)).stdout)
+    assert default == rows[:20]
+
+
+def test_the_column_legend_heads_the_table():
+    lines = run_hexlint("--spills", "--division", VECTOR_TWIN).stdout.splitlines()
+    legend = next(index for index, line in enumerate(lines) if line.strip().startswith("columns:"))
+    titles = next(index for index, line in enumerate(lines) if line.strip().startswith("function "))
+    assert legend < titles
+    text = " ".join(lines[legend:titles])
+    assert all(f"{title} = " in text for title in ("vspill", "sspill", "trips", "div@loop", "calls@loop", "hvx"))
+
+
+def test_builds_of_one_library_for_several_cpus_make_one_table_with_a_column_per_cpu():
+    merged = run_hexlint("--spills", "--all", *map(str, CORE_BUILDS))
+    assert merged.stdout.count("functions audited") == 1
+    assert "libhtp-core-vNN.so for v73, v75, v79, v81" in merged.stdout
+    rows = {row[0]: row[1:] for row in table_rows(merged.stdout)}
+    assert all(len(cells) == 3 * 4 for cells in rows.values())  # vspill, sspill, trips: one column per CPU each
+    for index, build in enumerate(CORE_BUILDS):  # each CPU's column holds that build's own numbers
+        alone = {row[0]: row[1:] for row in table_rows(run_hexlint("--spills", "--all", str(build)).stdout)}
+        for name, cells in alone.items():
+            assert [rows[name][index + 4 * column] for column in range(3)] == cells[1:4]
+    per_loop = run_hexlint("--spills", "-v", *map(str, CORE_BUILDS[:2]))
+    assert per_loop.stdout.count("functions audited") == 2  # per-loop rows are per build
+    other = run_hexlint("--spills", VECTOR_TWIN, str(TWINS / "scalar_spill.so"))
+    assert other.stdout.count("functions audited") == 2  # different libraries stay apart
+
+
+def test_a_merged_table_keeps_two_functions_of_one_name_apart():
+    from hexlint.binary.table import render_tables
+
+    def table(cpu: str, rows: list[tuple[str, int]]) -> dict[str, object]:
+        columns = ["loops", "vspill", "sspill", "trips"]
+        functions = [{"function": name, "loops": 1, "vspill": spills, "sspill": 0, "trips": 0} for name, spills in rows]
+        return {"library": f"lib/libx-{cpu}.so", "cpu": f"hexagon{cpu}", "notes": [], "functions_audited": 2} | {
+            "loops": 2,
+            "columns": columns,
+            "functions": functions,
+        }
+
+    text = render_tables([table("v73", [("f.12", 9), ("f.40", 4)]), table("v79", [("f.3", 8), ("f.7", 5)])], ["spills"])
+    rows = {row[0]: row[1:] for row in table_rows(text)}
+    assert rows["f"][:2] == ["9", "8"] and rows["f#2"][:2] == ["4", "5"]  # static copies: not summed

@@ -1,7 +1,7 @@
 """Every binary twin in fixtures/binary against its sidecar (strict both ways), and the core's builds are clean.
 
-A twin is audited as the CI gate runs it: `--spills --promotions --division --strict`, with `--max-inloop-sspills 0`
-so the opt-in HX202 is on too. The sidecar format is fixtures/binary/README.md.
+A twin is audited as the CI gate runs it: `--spills --promotions --division` (HX202 at its default threshold, 0, as
+`--max-inloop-sspills 0` spells out). The sidecar format is fixtures/binary/README.md.
 """
 
 from __future__ import annotations

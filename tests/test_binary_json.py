@@ -19,9 +19,13 @@ def functions_by_name(document: dict) -> dict[str, dict]:
 
 def test_audit_table_is_in_the_json_document() -> None:
     run = run_hexlint("--spills", "--format", "json", str(TWIN))
-    assert run.status == 0  # audit mode without --strict is informational
+    assert run.status == 1  # the findings are findings whichever table is shown
     document = json.loads(run.stdout)
-    assert document["diagnostics"] == []
+    assert {diagnostic["code"] for diagnostic in document["diagnostics"]} == {"HX201"}
+    (library,) = document["libraries"]
+    vector_spills = [record["vspill"] for record in library["functions"]]
+    assert vector_spills == sorted(vector_spills, reverse=True)  # worst first, as the text table
+    assert library["functions_audited"] == 3 and library["columns"][:2] == ["loops", "vspill"]
     functions = functions_by_name(document)
     assert functions["spill_kernel"]["vspill"] > 0
     assert functions["legal_stack_array"]["vspill"] == 0

@@ -1,5 +1,5 @@
-"""Binary rule options at their edges: -1 turns a rule off, an empty DMA pattern names no worker, the gate and strict
-mode agree on HX202 being opt-in."""
+"""Binary rule options at their edges: -1 turns a rule off, an empty DMA pattern names no worker, the gate follows the
+rules' options as every other mode does."""
 
 from __future__ import annotations
 
@@ -47,12 +47,15 @@ def test_empty_dma_pattern_names_no_dma_worker() -> None:
     assert "HX205" not in gate.stdout
 
 
-def test_gate_counts_scalar_spills_only_when_asked_like_strict_mode() -> None:
+def test_the_gate_follows_the_rules_options(tmp_path: Path) -> None:
     old, new = str(TWINS / "division.so"), str(TWINS / "scalar_spill.so")
-    assert "HX202" not in run_hexlint("--spills", "--baseline-lib", old, new).stdout
-    asked = run_hexlint("--spills", "--max-inloop-sspills", "0", "--baseline-lib", old, new)
-    assert "HX202" in asked.stdout
-    assert asked.status == 1
+    gate = run_hexlint("--spills", "--baseline-lib", old, new)
+    assert gate.status == 1 and "HX202" in gate.stdout  # on, as in every mode
+    off = config_with(tmp_path, "[rules.HX202]\nmax_inloop_scalar_spills = -1\n")
+    assert "HX202" not in run_hexlint("--config", str(off), "--spills", "--baseline-lib", old, new).stdout
+    allowed = run_hexlint("--spills", "--max-inloop-sspills", "49", "--baseline-lib", old, new)
+    assert allowed.status == 0, allowed.stdout  # 0 -> 49 grew, but to what the rule allows
+    assert run_hexlint("--spills", "--max-inloop-sspills", "48", "--baseline-lib", old, new).status == 1
 
 
 @settings(max_examples=500, deadline=None)

@@ -107,7 +107,7 @@ def test_sarif_validates_against_the_official_schema_and_carries_everything() ->
     import jsonschema
 
     rules = all_rules()
-    log = json.loads(sarif.render(ALL, rules, base_dir=Path("/work")))
+    log = json.loads(sarif.render(ALL, rules, base_dir=Path.cwd()))
     jsonschema.validate(log, sarif_schema())
     run = log["runs"][0]
     driver = run["tool"]["driver"]
@@ -230,3 +230,36 @@ def test_the_schema_check_has_teeth() -> None:
     log["runs"][0]["results"][0]["level"] = "fatal"
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(log, sarif_schema())
+
+
+def test_sarif_uris_are_relative_to_srcroot_which_the_log_names(tmp_path: Path) -> None:
+    import jsonschema
+
+    inside = Diagnostic("HX104", "defensive-null-check", Severity.WARNING, "m.", Span(str(tmp_path / "htp/k.c"), 3))
+    outside = Diagnostic("HX104", "defensive-null-check", Severity.WARNING, "m.", Span("/elsewhere/k.c", 3))
+    log = json.loads(sarif.render([inside, outside], all_rules(), base_dir=tmp_path))
+    jsonschema.validate(log, sarif_schema())
+    run = log["runs"][0]
+    assert run["originalUriBaseIds"] == {"SRCROOT": {"uri": tmp_path.as_uri() + "/"}}
+    uris = [result["locations"][0]["physicalLocation"]["artifactLocation"] for result in run["results"]]
+    assert uris == [{"uri": "file:///elsewhere/k.c"}, {"uri": "htp/k.c", "uriBaseId": "SRCROOT"}]
+
+
+def test_sarif_and_github_paths_are_the_same_from_any_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = tmp_path / "repo"
+    (tree / ".git").mkdir(parents=True)
+    (tree / "src" / "htp").mkdir(parents=True)
+
+    def reports(cwd: Path, path: str) -> tuple[object, str]:
+        monkeypatch.chdir(cwd)
+        finding = Diagnostic("HX104", "defensive-null-check", Severity.WARNING, "m.", Span(path, 3, 1))
+        log = json.loads(sarif.render([finding], all_rules()))
+        run = log["runs"][0]
+        location = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+        return (run["originalUriBaseIds"], location, run["results"][0]["partialFingerprints"]), github.render([finding])
+
+    from_root = reports(tree, "src/htp/k.c")
+    assert from_root == reports(tree / "src", "htp/k.c") == reports(tree / "src" / "htp", "k.c")
+    assert "file=src/htp/k.c," in from_root[1]

@@ -355,6 +355,9 @@ class LibraryAudit:
         return next((function for function in self.functions if function.name == name), None)
 
 
+NO_DWARF_NOTE = "no DWARF line information: findings carry addresses only"
+
+
 def settings_from_options(options_by_code: Mapping[str, Mapping[str, Any]]) -> AuditSettings:
     """Audit settings from the HX201/HX203/HX204/HX205 rule options (their TOML [options], possibly overridden)."""
     defaults = AuditSettings()
@@ -379,14 +382,16 @@ def audit_image(
     settings: AuditSettings | None = None,
     function_filter: Callable[[str], bool] | None = None,
     cache: DecodeCache | None = None,
+    debug_image: ElfImage | None = None,
 ) -> LibraryAudit:
     """Scan every code section once and audit each function (those `function_filter` accepts). `cache`: the decoder's
-    cache (hexlint.hexagon.decode.DecodeCache; None: the process-wide one, so the libraries of one run share it)."""
+    cache (hexlint.hexagon.decode.DecodeCache; None: the process-wide one, so the libraries of one run share it).
+    `debug_image`: a -g build of the same code (binary.sources.debug_image_for) whose DWARF serves this one's."""
     # Hundreds of thousands of small immutable objects: the cyclic GC would rescan them again and again for nothing.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _audit_image(image, settings or AuditSettings(), function_filter, cache)
+        return _audit_image(image, settings or AuditSettings(), function_filter, cache, debug_image)
     finally:
         if was_enabled:
             gc.freeze()  # the audit's objects hold no cycles: keep later collections from rescanning all of them
@@ -398,6 +403,7 @@ def _audit_image(
     settings: AuditSettings,
     function_filter: Callable[[str], bool] | None,
     cache: DecodeCache | None,
+    debug_image: ElfImage | None = None,
 ) -> LibraryAudit:
     cpu = image.cpu or 0x73
     symbols = [s for s in _unique_functions(image.functions) if function_filter is None or function_filter(s.name)]
@@ -443,14 +449,17 @@ def _audit_image(
                 functions.append(_audit_function(symbol, packets, image, settings))
     from hexlint.elf import DebugInfo
 
-    debug = DebugInfo(image)
-    if image.has_debug_info and settings.frame_variables_from_dwarf:
+    dwarf_image = debug_image if debug_image is not None and debug_image.has_debug_info else image
+    debug = DebugInfo(dwarf_image)
+    if dwarf_image.has_debug_info and settings.frame_variables_from_dwarf:
         functions = [_with_frame_objects(function, debug.frame_objects) for function in functions]
     notes = []
     if not image.has_symbols:
         notes.append("no function symbols (stripped): each code section is audited as one function")
-    if not image.has_debug_info:
-        notes.append("no DWARF line information: findings carry addresses only")
+    if not dwarf_image.has_debug_info:
+        notes.append(NO_DWARF_NOTE)
+    elif dwarf_image is not image:
+        notes.append(f"DWARF line information from {dwarf_image.path} (the same code, built with -g)")
     return LibraryAudit(
         path=image.path,
         cpu=image.cpu,

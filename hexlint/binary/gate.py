@@ -7,10 +7,11 @@ that adds a spilling kernel fails, while the backlog already in OLD does not.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from hexlint.binary.audit import FunctionAudit, LibraryAudit
-from hexlint.binary.findings import make_diagnostic, stable_function_name
+from hexlint.binary.findings import make_diagnostic, option_int, stable_function_name
 from hexlint.core import Diagnostic
 from hexlint.record import record
 
@@ -32,6 +33,16 @@ METRICS = (
 )
 
 
+# Each gated rule's threshold option: -1 turns the rule off, in the gate as everywhere.
+THRESHOLD_OPTION = {
+    "HX201": "max_inloop_vector_spills",
+    "HX202": "max_inloop_scalar_spills",
+    "HX203": "max_promotions",
+    "HX204": "max_inloop_divisions",
+    "HX205": "max_dma_vec_ops",
+}
+
+
 @record
 class Regression:
     function: str  # name in the NEW build
@@ -40,34 +51,48 @@ class Regression:
     new: int
 
 
-def metric_value(function: FunctionAudit, key: str) -> int:
+def metric_value(function: FunctionAudit, key: str, options: Mapping[str, Mapping[str, Any]] | None = None) -> int:
+    """The count a metric gates; in-loop scalar spills in the loops HX202 counts (its `scope`: innermost by default)."""
     if key == "dma_hvx":
         return function.hvx_instructions if function.is_dma_worker else 0
+    if key == "inloop_scalar_spills":
+        from hexlint.checks.hx202_scalar_spill_in_loop import counted_spills
+
+        scope = str(((options or {}).get("HX202") or {}).get("scope", "innermost"))
+        return len(counted_spills(function, scope))
     return int(getattr(function, key))
 
 
-def _totals(audit: LibraryAudit, key: str) -> dict[str, int]:
+def _totals(audit: LibraryAudit, key: str, options: Mapping[str, Mapping[str, Any]] | None) -> dict[str, int]:
     totals: dict[str, int] = {}
     for function in audit.functions:
         name = stable_function_name(function.name)
-        totals[name] = totals.get(name, 0) + metric_value(function, key)
+        totals[name] = totals.get(name, 0) + metric_value(function, key, options)
     return totals
 
 
 def compare(
-    old: LibraryAudit, new: LibraryAudit, families: Iterable[str], skip_codes: Iterable[str] = ()
+    old: LibraryAudit,
+    new: LibraryAudit,
+    families: Iterable[str],
+    skip_codes: Iterable[str] = (),
+    options: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[Regression]:
-    """Every (function, metric) whose count grew from OLD to NEW, for the selected metric families."""
+    """Every (function, metric) whose count grew from OLD to NEW, past what the rule allows, for the selected metric
+    families; `options`: the rules' options (thresholds, HX202's scope)."""
     wanted = set(families)
     skipped = set(skip_codes)
     regressions = []
     for metric in METRICS:
         if metric.family not in wanted or metric.code in skipped:
             continue
-        before, after = _totals(old, metric.key), _totals(new, metric.key)
+        before, after = _totals(old, metric.key, options), _totals(new, metric.key, options)
+        # What the rule allows is no regression either: the gate reports the rule's findings that grew.
+        allowed = max(0, option_int((options or {}).get(metric.code, {}), THRESHOLD_OPTION[metric.code], 0))
         for function in new.functions:
             name = stable_function_name(function.name)
-            if after.get(name, 0) > before.get(name, 0) and metric_value(function, metric.key) > 0:
+            grew = after.get(name, 0) > max(before.get(name, 0), allowed)
+            if grew and metric_value(function, metric.key, options) > 0:
                 regressions.append(Regression(function.name, metric, before.get(name, 0), after[name]))
                 after[name] = -1  # report a duplicated name once
     return regressions

@@ -1,18 +1,18 @@
 """The binary audit's entry points for hexlint.cli / hexlint.engine.
 
-- `audit_paths(paths, args, options_by_code, tables=None, jobs=1) -> (diagnostics, report_text)`; in audit and strict
-  modes a `tables` list receives each library's per-function table as data (`table.table_records`), for --format json;
-  `jobs`: libraries audited at once in worker processes (1: none; Linux, and enough bytes to pay for them).
+- `audit_paths(paths, args, options_by_code, tables=None, jobs=1) -> (diagnostics, report_text)`; when the table is
+  asked for, a `tables` list receives each library's per-function table as data (`table.table_records`), for
+  --format json; `jobs`: libraries audited at once in worker processes (1: none; Linux, and enough bytes to pay).
   `paths`: the .so/.o files to audit; `args`: the parsed CLI namespace (see options.py for its attributes; a namespace
   from `add_binary_arguments` alone works); `options_by_code`: rule code -> options (the rules' TOML [options] with the
-  config's overrides). Modes:
-  * lint mode (none of --spills/--promotions/--division/--strict/--baseline-lib): the HX201..HX205 rules run with
-    `options_by_code`; diagnostics only, empty report;
-  * audit mode (--spills/--promotions/--division without --strict): informational, the per-function table (per loop
-    with -v) and NO diagnostics, so the exit status is 0;
-  * strict mode (--strict): the table plus the findings of the selected audits (all when none is selected) and of
-    HX205, with CLI thresholds overriding the options; HX202 only when --max-inloop-sspills is given;
-  * gate mode (--baseline-lib OLD): only what grew since OLD (gate.py), as diagnostics, plus a regression report.
+  config's overrides, then the CLI's thresholds). One model in every mode (docs/usage.md, "Binary audit"):
+  * the rules run are those of the audits asked for (--spills: HX201 HX202, --promotions: HX203, --division: HX204,
+    plus HX205 with any of them), or all five when none is asked for; with the same options whatever is shown, so a
+    function is a finding in one mode exactly when it is in another; --strict changes nothing (kept for old scripts);
+  * --spills/--promotions/--division add the per-function table (worst first, --top/--all) to the report;
+  * without them the report holds only the libraries' notes (no DWARF, a -g build beside, a prefix map to pass);
+  * gate mode (--baseline-lib OLD): only what grew since OLD (gate.py), for the same rules, as diagnostics, plus a
+    regression report.
   Raises `BinaryInputError` (a ValueError; str() is the one-line `path: reason`) for unreadable/non-Hexagon input, a
   bad regex, or a --func that matches no function.
 - `run_disasm(args) -> int` prints the annotated listing of functions matching `args.disasm` in `args.paths`.
@@ -28,15 +28,16 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from hexlint.binary.audit import AuditSettings, LibraryAudit, audit_image, settings_from_options
-from hexlint.binary.table import render_table, table_records
+from hexlint.binary.options import DEFAULT_TOP
+from hexlint.binary.table import render_tables, table_records
 from hexlint.core import Diagnostic
 from hexlint.elf import ElfError, load_elf
-from hexlint.record import record
+from hexlint.record import record, replace
 
 BINARY_CODES = ("HX201", "HX202", "HX203", "HX204", "HX205")
 FAMILY_CODES = {"spills": ("HX201", "HX202"), "promotions": ("HX203",), "division": ("HX204",), "dma": ("HX205",)}
@@ -73,9 +74,25 @@ def binary_checks() -> dict[str, Callable[..., Any]]:
     }
 
 
+AUDIT_FLAGS = ("spills", "promotions", "division")
+
+
 def selected_families(args: argparse.Namespace) -> list[str]:
-    families = [name for name in ("spills", "promotions", "division") if getattr(args, name, False)]
-    return families or ["spills", "promotions", "division"]
+    """The audits asked for (--spills, --promotions, --division); all of them when none is."""
+    families = [name for name in AUDIT_FLAGS if getattr(args, name, False)]
+    return families or list(AUDIT_FLAGS)
+
+
+def shows_table(args: argparse.Namespace) -> bool:
+    return any(getattr(args, name, False) for name in AUDIT_FLAGS)
+
+
+def audited_codes(args: argparse.Namespace) -> tuple[str, ...]:
+    """The binary rules a run audits, in every mode: those of the audits asked for plus HX205 (the `hvx` column of
+    every table), or all of them. --select/--ignore narrow them further (the engine drops what is not selected)."""
+    if not shows_table(args):
+        return BINARY_CODES
+    return (*(code for family in selected_families(args) for code in FAMILY_CODES[family]), "HX205")
 
 
 def rule_options(options_by_code: Mapping[str, Mapping[str, Any]], args: argparse.Namespace) -> dict[str, dict]:
@@ -104,12 +121,36 @@ def function_filter(args: argparse.Namespace) -> Callable[[str], bool] | None:
     return lambda name: compiled.search(name) is not None
 
 
-def audit_library(path: str, settings: AuditSettings, accept: Callable[[str], bool] | None = None) -> LibraryAudit:
+def audit_library(
+    path: str,
+    settings: AuditSettings,
+    accept: Callable[[str], bool] | None = None,
+    debug_files: Sequence[str] = (),
+    prefix_map: Sequence[tuple[str, str]] = (),
+) -> LibraryAudit:
+    """Audit one library: DWARF from the --debug-file build of the same code when it has none, source paths through
+    the prefix map; the missing-DWARF note says which file to pass when one is at hand."""
+    from hexlint.binary.audit import NO_DWARF_NOTE
+    from hexlint.binary.sources import debug_image_for, load_debug_files, mapped_locate, missing_dwarf_note
+
     try:
         image = load_elf(path)
+        given = load_debug_files(debug_files) if debug_files and not image.has_debug_info else []
     except ElfError as error:
         raise BinaryInputError(str(error)) from None
-    return audit_image(image, settings, accept)
+    audit = audit_image(image, settings, accept, debug_image=debug_image_for(image, given))
+    notes = audit.notes
+    if NO_DWARF_NOTE in notes:
+        note = missing_dwarf_note(image, given)
+        notes = tuple(note if item == NO_DWARF_NOTE else item for item in notes)
+    return replace(audit, notes=notes, locate=mapped_locate(audit.locate, prefix_map))
+
+
+def _library_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "debug_files": tuple(getattr(args, "debug_file", None) or ()),
+        "prefix_map": tuple(getattr(args, "source_prefix_map", None) or ()),
+    }
 
 
 def audit_paths(
@@ -118,30 +159,53 @@ def audit_paths(
     options_by_code: Mapping[str, Mapping[str, Any]],
     tables: list[dict[str, object]] | None = None,
     jobs: int = 1,
+    enabled: Iterable[str] | None = None,
     facts: list[LibraryFacts] | None = None,
 ) -> tuple[list[Diagnostic], str]:
     """See the module's docstring. `jobs`: libraries audited at once, in worker processes (1: one after another in
-    this process); the results are the same in any case. A `facts` list receives each library's LibraryFacts (not
-    in gate mode), for the source rules of the same run."""
+    this process); the results are the same in any case. `enabled`: the codes the run selected (None: all). A `facts`
+    list receives each library's LibraryFacts (not in gate mode), for the source rules of the same run."""
     options = rule_options(options_by_code, args)
+    selected = None if enabled is None else set(enabled)
+    codes = tuple(code for code in audited_codes(args) if selected is None or code in selected)
     _validate_pattern(options["HX205"].get("dma_pattern", ""))
     accept = function_filter(args)  # a bad --func is a usage error before any library is read
     baseline = getattr(args, "baseline_lib", None)
     if baseline:
-        settings, families = settings_from_options(options), selected_families(args)
-        audits = [audit_library(str(path), settings, accept) for path in paths]
+        settings = settings_from_options(options)
+        audits = [audit_library(str(path), settings, accept, **_library_options(args)) for path in paths]
         _require_a_function(args, paths, sum(len(audit.functions) for audit in audits))
-        # Scalar spills gate a build only when asked for, as in strict mode (HX202 is opt-in).
-        skip = () if getattr(args, "max_inloop_sspills", None) is not None else ("HX202",)
-        return _gate(baseline, audits, settings, accept, families, skip)
-    results = _library_results([str(path) for path in paths], args, options, tables is not None, jobs)
+        return _gate(baseline, audits, settings, accept, options, codes)
+    results = _library_results([str(path) for path in paths], args, options, codes, jobs)
     _require_a_function(args, paths, sum(result.functions for result in results))
-    if tables is not None:
-        tables.extend(result.table for result in results if result.table is not None)
+    diagnostics = [diagnostic for result in results for diagnostic in result.diagnostics]
     if facts is not None:
         facts.extend(result.facts for result in results if result.facts is not None)
-    return [diagnostic for result in results for diagnostic in result.diagnostics], "".join(
-        result.report for result in results
+    report = _hints(diagnostics)
+    if shows_table(args):
+        library_tables = [result.table for result in results if result.table is not None]
+        if tables is not None:
+            tables.extend(library_tables)
+        top = None if getattr(args, "all_rows", False) else getattr(args, "top", DEFAULT_TOP)
+        verbose = bool(getattr(args, "verbose", False))
+        report = render_tables(library_tables, selected_families(args), top, verbose) + report
+    else:
+        # Without the table, a library's notes (no DWARF: which file to pass) matter only next to its findings.
+        noted = [result for result in results if result.diagnostics]
+        report = "".join(f"{result.path}: note: {note}\n" for result in noted for note in result.notes) + report
+    return diagnostics, report
+
+
+def _hints(diagnostics: Sequence[Diagnostic]) -> str:
+    """A note when the findings' DWARF paths are another machine's whose files this tree holds."""
+    from hexlint.binary.sources import prefix_map_hint
+
+    paths = dict.fromkeys(d.source_span.path for d in diagnostics if d.source_span is not None)
+    hint = prefix_map_hint(paths, os.getcwd()) if paths else None
+    if hint is None:
+        return ""
+    return (
+        f"note: the DWARF source paths are the build machine's; --source-prefix-map {hint} maps them onto this tree\n"
     )
 
 
@@ -170,39 +234,30 @@ def library_facts(audit: LibraryAudit, options: Mapping[str, Mapping[str, Any]])
 class LibraryResult:
     """What a run reports of one library, without the audit itself (small enough to come back from a process)."""
 
+    path: str
     functions: int  # audited (those --func accepts)
     diagnostics: tuple[Diagnostic, ...]
-    report: str  # the per-function table, audit and strict modes
-    table: dict[str, object] | None  # the same as data (--format json), audit and strict modes
+    notes: tuple[str, ...]
+    table: dict[str, object] | None  # the per-function table as data, when the table is asked for
     facts: LibraryFacts | None = None
 
 
 def library_result(
-    path: str, args: argparse.Namespace, options: dict[str, dict], with_table: bool = False
+    path: str, args: argparse.Namespace, options: dict[str, dict], codes: Sequence[str] | None = None
 ) -> LibraryResult:
-    """Audit one library and run what the mode asks (see the module's docstring) on it; `with_table`: the table as
-    data too (audit and strict modes)."""
-    audit = audit_library(path, settings_from_options(options), function_filter(args))
+    """Audit one library and run the rules `codes` (default: those of the audits asked for, see the module's
+    docstring) on it, with the table as data when the run shows it."""
+    audit = audit_library(path, settings_from_options(options), function_filter(args), **_library_options(args))
+    diagnostics = tuple(_run_checks([audit], options, audited_codes(args) if codes is None else codes))
     facts = library_facts(audit, options)
-    families = selected_families(args)
-    audit_mode = any(getattr(args, name, False) for name in ("spills", "promotions", "division", "strict"))
-    if not audit_mode:
-        diagnostics = tuple(_run_checks([audit], options, BINARY_CODES))
-        return LibraryResult(len(audit.functions), diagnostics, "", None, facts)
-    verbose = bool(getattr(args, "verbose", False))
-    report = render_table(audit, families, verbose)
-    table = table_records(audit, families, verbose) if with_table else None
-    if not getattr(args, "strict", False):
-        return LibraryResult(len(audit.functions), (), report, table, facts)
-    codes = [code for family in families for code in FAMILY_CODES[family]] + ["HX205"]
-    if getattr(args, "max_inloop_sspills", None) is None:
-        codes = [code for code in codes if code != "HX202"]
-    diagnostics = tuple(_run_checks([audit], options, tuple(codes)))
-    return LibraryResult(len(audit.functions), diagnostics, report, table, facts)
+    table = None
+    if shows_table(args):
+        table = table_records(audit, selected_families(args), bool(getattr(args, "verbose", False)))
+    return LibraryResult(path, len(audit.functions), diagnostics, audit.notes, table, facts)
 
 
 def _library_results(
-    paths: list[str], args: argparse.Namespace, options: dict[str, dict], with_table: bool, jobs: int
+    paths: list[str], args: argparse.Namespace, options: dict[str, dict], codes: Sequence[str], jobs: int
 ) -> list[LibraryResult]:
     """library_result of each path, in order: in forked worker processes when several libraries and cores are there
     and the libraries are large enough to pay for them (an audit is pure Python: threads would take turns); where
@@ -212,7 +267,7 @@ def _library_results(
     at most (1: none)."""
 
     def one_after_another() -> list[LibraryResult]:
-        return [library_result(path, args, options, with_table) for path in paths]
+        return [library_result(path, args, options, codes) for path in paths]
 
     workers = min(jobs, len(paths))
     if (
@@ -238,7 +293,7 @@ def _library_results(
         already_blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, ())
         try:
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # may raise a Ctrl-C pending until now
-            futures = [pool.submit(library_result, path, args, options, with_table) for path in paths]
+            futures = [pool.submit(library_result, path, args, options, codes) for path in paths]
         except OSError:  # no process to be had (fork: too many processes, no memory)
             futures = None
         finally:
@@ -335,16 +390,20 @@ def _gate(
     audits: list[LibraryAudit],
     settings: AuditSettings,
     accept: Callable[[str], bool] | None,
-    families: list[str],
-    skip_codes: Sequence[str] = (),
+    options: Mapping[str, Mapping[str, Any]],
+    codes: Sequence[str],
 ) -> tuple[list[Diagnostic], str]:
-    from hexlint.binary.gate import compare, regression_diagnostics, render_regressions
+    """The rules the run audits, as growth since OLD; a rule its threshold turns off (-1) is not gated either."""
+    from hexlint.binary.findings import option_int
+    from hexlint.binary.gate import THRESHOLD_OPTION, compare, regression_diagnostics, render_regressions
 
     old = audit_library(baseline, settings, accept)
+    skip = [code for code in BINARY_CODES if code not in codes]
+    skip += [code for code, option in THRESHOLD_OPTION.items() if option_int(options.get(code, {}), option, 0) < 0]
     diagnostics: list[Diagnostic] = []
     report = []
     for audit in audits:
-        regressions = compare(old, audit, [*families, "dma"], skip_codes)
+        regressions = compare(old, audit, [*AUDIT_FLAGS, "dma"], skip, options)
         diagnostics += regression_diagnostics(old, audit, regressions)
         report.append(render_regressions(old, audit, regressions))
     return diagnostics, "".join(report)

@@ -57,6 +57,34 @@ def dump_json(document: Any) -> str:
     return _lone_surrogate().sub(lambda match: f"\\u{ord(match.group()):04x}", text) + "\n"
 
 
+def source_root(start: str | None = None) -> str:
+    """The directory SARIF URIs and GitHub annotations are relative to: the git work tree holding `start` (default:
+    the working directory), where code scanning and the Actions runner resolve paths; else `start` itself."""
+    import os
+
+    here = os.path.abspath(start or os.getcwd())
+    probe = here
+    while not os.path.exists(os.path.join(probe, ".git")):
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return here
+        probe = parent
+    return probe
+
+
+def root_relative(path: str, root: str) -> str | None:
+    """`path` relative to `root` when it lies below it, else None."""
+    import os
+
+    try:
+        relative = os.path.relpath(os.path.abspath(path), root)
+    except ValueError:  # another drive (Windows)
+        return None
+    if relative == os.curdir or relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return None
+    return relative
+
+
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 

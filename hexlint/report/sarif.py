@@ -10,6 +10,10 @@ GitHub code scanning drops a result whose first location has no `region.startLin
 binary finding, a file libclang could not parse at all) gets `startLine` 1 of its artifact; for binaries the
 instruction address and function are also in the result's `properties` (`address` as hex text, `symbol`), where the
 code scanning UI and scripts reading the log find them.
+
+Paths below the source root (`hexlint.report.source_root`: the git work tree holding the working directory) are
+relative URIs with `uriBaseId: SRCROOT`, and `run.originalUriBaseIds.SRCROOT` is that root's file URI: a viewer
+resolves them the same whichever directory hexlint ran in. Other paths are absolute file URIs.
 """
 
 from __future__ import annotations
@@ -23,12 +27,13 @@ from typing import Any
 from hexlint import __version__
 from hexlint.baseline import fingerprints
 from hexlint.core import Diagnostic, Fix, Rule, Severity, Span
-from hexlint.report import code_point_column, dump_json, forget_file_lines, sort_key
+from hexlint.report import code_point_column, dump_json, forget_file_lines, root_relative, sort_key, source_root
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/ggml-org/hexlint"
 FINGERPRINT_KEY = "hexlintFingerprint/v1"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+SOURCE_ROOT_ID = "SRCROOT"
 
 
 def artifact_uri(path: str) -> str:
@@ -37,6 +42,20 @@ def artifact_uri(path: str) -> str:
     posix = Path(path).as_posix()
     quoted = urllib.parse.quote(os.fsencode(posix), safe="/")
     return "file://" + quoted if os.path.isabs(path) else quoted
+
+
+def artifact_location(path: str, root: str | None = None) -> dict[str, str]:
+    """`{"uri", "uriBaseId"}` relative to `root` for a path below it; else the path's own (absolute) URI."""
+    relative = root_relative(path, root) if root is not None else None
+    if relative is not None:
+        return {"uri": artifact_uri(relative), "uriBaseId": SOURCE_ROOT_ID}
+    return {"uri": artifact_uri(os.path.abspath(path) if root is not None else path)}
+
+
+def root_uri(root: str) -> str:
+    """The file URI of a directory, ending in `/` as SARIF requires of a base URI."""
+    uri = Path(os.path.abspath(root)).as_uri()
+    return uri if uri.endswith("/") else uri + "/"
 
 
 def rule_help(rule: Rule) -> tuple[str, str]:
@@ -81,8 +100,8 @@ def region(span: Span) -> dict[str, Any] | None:
     return fields
 
 
-def physical_location(span: Span) -> dict[str, Any]:
-    location: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(span.path)}}
+def physical_location(span: Span, root: str | None = None) -> dict[str, Any]:
+    location: dict[str, Any] = {"artifactLocation": artifact_location(span.path, root)}
     text_region = region(span)
     if text_region is not None:
         location["region"] = text_region
@@ -91,24 +110,24 @@ def physical_location(span: Span) -> dict[str, Any]:
     return location
 
 
-def primary_physical_location(span: Span) -> dict[str, Any]:
+def primary_physical_location(span: Span, root: str | None = None) -> dict[str, Any]:
     """The result's own place: always with a region, since code scanning needs `startLine` to show an alert."""
-    location = physical_location(span)
+    location = physical_location(span, root)
     location.setdefault("region", {"startLine": 1})
     return location
 
 
-def locations(diagnostic: Diagnostic) -> list[dict[str, Any]]:
-    primary: dict[str, Any] = {"physicalLocation": primary_physical_location(diagnostic.span)}
+def locations(diagnostic: Diagnostic, root: str | None = None) -> list[dict[str, Any]]:
+    primary: dict[str, Any] = {"physicalLocation": primary_physical_location(diagnostic.span, root)}
     if diagnostic.span.symbol is not None:
         primary["logicalLocations"] = [{"name": diagnostic.span.symbol, "kind": "function"}]
     found = [primary]
     if diagnostic.source_span is not None:
-        found.append({"physicalLocation": physical_location(diagnostic.source_span)})
+        found.append({"physicalLocation": physical_location(diagnostic.source_span, root)})
     return found
 
 
-def fix_object(fix: Fix) -> dict[str, Any]:
+def fix_object(fix: Fix, root: str | None = None) -> dict[str, Any]:
     by_path: dict[str, list[dict[str, Any]]] = {}
     for edit in fix.edits:
         by_path.setdefault(edit.path, []).append(
@@ -120,18 +139,20 @@ def fix_object(fix: Fix) -> dict[str, Any]:
     return {
         "description": {"text": fix.title},
         "artifactChanges": [
-            {"artifactLocation": {"uri": artifact_uri(path)}, "replacements": replacements}
+            {"artifactLocation": artifact_location(path, root), "replacements": replacements}
             for path, replacements in by_path.items()
         ],
     }
 
 
-def result(diagnostic: Diagnostic, rule_index: dict[str, int], fingerprint: str) -> dict[str, Any]:
+def result(
+    diagnostic: Diagnostic, rule_index: dict[str, int], fingerprint: str, root: str | None = None
+) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "ruleId": diagnostic.code,
         "level": _LEVEL[diagnostic.severity],
         "message": {"text": diagnostic.message},
-        "locations": locations(diagnostic),
+        "locations": locations(diagnostic, root),
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
     }
     if diagnostic.code in rule_index:
@@ -148,20 +169,26 @@ def result(diagnostic: Diagnostic, rule_index: dict[str, int], fingerprint: str)
         entry["properties"] = binary_place
     if diagnostic.related:
         entry["relatedLocations"] = [
-            {"id": number, "physicalLocation": physical_location(related.span), "message": {"text": related.message}}
+            {
+                "id": number,
+                "physicalLocation": physical_location(related.span, root),
+                "message": {"text": related.message},
+            }
             for number, related in enumerate(diagnostic.related, start=1)
         ]
     if diagnostic.fix is not None and diagnostic.fix.edits:
-        entry["fixes"] = [fix_object(diagnostic.fix)]
+        entry["fixes"] = [fix_object(diagnostic.fix, root)]
     return entry
 
 
 def render(diagnostics: Sequence[Diagnostic], rules: Sequence[Rule] = (), base_dir: Path | None = None) -> str:
-    """The SARIF log; fingerprints are computed relative to `base_dir` (default: the working directory)."""
+    """The SARIF log; URIs and fingerprints are relative to `base_dir` (default: the source root, so the same from
+    any working directory)."""
     forget_file_lines()
     ordered = sorted(diagnostics, key=sort_key)
     rule_index = {rule.code: index for index, rule in enumerate(rules)}
-    prints = fingerprints(ordered, base_dir or Path.cwd())
+    root = os.path.abspath(base_dir) if base_dir is not None else source_root()
+    prints = fingerprints(ordered, root)
     log = {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
@@ -176,8 +203,9 @@ def render(diagnostics: Sequence[Diagnostic], rules: Sequence[Rule] = (), base_d
                         "rules": [rule_descriptor(rule) for rule in rules],
                     }
                 },
+                "originalUriBaseIds": {SOURCE_ROOT_ID: {"uri": root_uri(root)}},
                 "columnKind": "unicodeCodePoints",
-                "results": [result(diagnostic, rule_index, prints[id(diagnostic)]) for diagnostic in ordered],
+                "results": [result(diagnostic, rule_index, prints[id(diagnostic)], root) for diagnostic in ordered],
             }
         ],
     }
