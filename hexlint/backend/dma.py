@@ -1,0 +1,854 @@
+"""DMA queue operations per kernel function, and what is still in flight where each function can end.
+
+Facts for the DMA pipeline rules (HX109, HX112). A DMA queue is a strict FIFO: every `dma_queue_push*` must be
+matched by a `dma_queue_pop*` (or drained by `dma_queue_flush`) before the function that owns the queue returns.
+
+What is computed, per kernel function that touches a queue (directly, or through helpers of the tree found by what
+they call, transitively):
+- its queue operations (push / pop / flush / helper calls) with the queue they act on. A queue is named by its
+  expression, canonical: single-assignment pointer locals are replaced by their initialiser
+  (`dma_queue * q = octx->ctx->dma[ith]` makes `q` and `octx->ctx->dma[ith]` one queue) and parameters by their
+  position, so a helper's `%0` is bound to the caller's argument at each call;
+- the number of transfers in flight on each queue, as an interval [lo, hi], at every exit (each `return`, and the
+  end of the body) and at every flush, with the pushes that may still be in flight. The walk is over the structured
+  statements (if/else, loops with break/continue, switch, forward `goto`, return); paths merge by joining intervals.
+
+Loops: a loop is walked until its state at the head is stable (intervals widened: a growing upper bound goes to
+infinity, a falling lower bound to 0). The lower bound after a loop assumes the loop ran at least once (it comes from
+the states that completed an iteration, or left by `break`); the upper bound also counts the loop not running. So
+`lo >= 1` at an exit reads "on this path, under the pipeline's own assumption that its loops run, a transfer is
+still in flight" (a missing epilogue, a return after pushes), and `hi == 0` at a flush reads "nothing can be in
+flight here, whatever the trip counts". A loop whose condition is `!dma_queue_empty(q)`, `dma_queue_depth(q)`
+(`> 0`, `!= 0`) or a pop of `q` drains `q`.
+
+Helpers: a call to a function of the tree that (transitively) calls queue primitives is interpreted in place with
+its queue parameters bound to the caller's queues (`fa_prefetch_block(dma, ...)` pushes on the caller's `dma`). A
+function leaving transfers in flight on a queue that comes from its parameters, at the end of its body, and called
+from elsewhere in the tree, is a push helper for that queue: what it leaves belongs to its callers.
+"""
+
+from __future__ import annotations
+
+import bisect
+import fnmatch
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from hexlint.c.index import Project, UnitIndex, memoized
+from hexlint.c.node import Node
+from hexlint.record import record
+
+INFINITE = 1 << 30
+_MAX_LOOP_PASSES = 6
+_MAX_INLINE_DEPTH = 6
+_WRAPPERS = frozenset({"UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR"})
+_PARAMETER = re.compile(r"%(\d+)")
+
+
+@record
+class DmaSettings:
+    push_functions: tuple[str, ...] = ("dma_queue_push*",)
+    pop_functions: tuple[str, ...] = ("dma_queue_pop", "dma_queue_pop_nowait")
+    flush_functions: tuple[str, ...] = ("dma_queue_flush",)
+    empty_functions: tuple[str, ...] = ("dma_queue_empty",)
+    depth_functions: tuple[str, ...] = ("dma_queue_depth",)
+    queue_argument: int = 0
+
+    def primitive(self, name: str) -> str:
+        """ "push", "pop", "flush", "empty", "depth", or "" for a name that is not a queue primitive."""
+        for kind, patterns in (
+            ("push", self.push_functions),
+            ("pop", self.pop_functions),
+            ("flush", self.flush_functions),
+            ("empty", self.empty_functions),
+            ("depth", self.depth_functions),
+        ):
+            if any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns):
+                return kind
+        return ""
+
+
+def settings_from(options: Mapping[str, Any]) -> DmaSettings:
+    def names(key: str, default: tuple[str, ...]) -> tuple[str, ...]:
+        value = options.get(key, default)
+        return (value,) if isinstance(value, str) else tuple(str(item) for item in value or ())
+
+    defaults = DmaSettings()
+    return DmaSettings(
+        push_functions=names("push_functions", defaults.push_functions),
+        pop_functions=names("pop_functions", defaults.pop_functions),
+        flush_functions=names("flush_functions", defaults.flush_functions),
+        empty_functions=names("empty_functions", defaults.empty_functions),
+        depth_functions=names("depth_functions", defaults.depth_functions),
+        queue_argument=int(options.get("queue_argument", defaults.queue_argument)),
+    )
+
+
+# ---------------------------------------------------------------- records
+
+
+@record
+class Queue:
+    """One queue as a function names it: `key` is canonical (`%0` a parameter), `name` is how the source says it."""
+
+    key: str
+    name: str
+
+    @property
+    def from_parameter(self) -> bool:
+        return self.key.startswith("%")
+
+
+@record
+class QueueOp:
+    kind: str  # "push" | "pop" | "flush" | "helper"
+    queue: Queue
+    node: Node
+    callee: str
+
+
+@record
+class InFlight:
+    """Transfers on `queue` that may still be in flight where the function ends (`exit_node` None: end of body)."""
+
+    queue: Queue
+    exit_node: Node | None
+    lo: int
+    hi: int
+    pushes: tuple[Node, ...]
+
+
+@record
+class FlushPoint:
+    """A flush, with the most that can be in flight on its queue when it runs, and whether anything was pushed."""
+
+    queue: Queue
+    node: Node
+    hi: int
+    pushed_before: bool
+
+
+@record
+class FunctionDma:
+    name: str
+    unit: UnitIndex
+    node: Node
+    ops: tuple[QueueOp, ...]
+    helper_queues: frozenset[str]  # keys of queues this function is a push helper for
+    in_flight: tuple[InFlight, ...]  # exits with transfers in flight (lo >= 1) on queues it owns
+    flushes: tuple[FlushPoint, ...]  # flushes on queues the function starts with empty
+    called: bool  # some function of the tree calls it
+
+    def popped_queues(self) -> frozenset[str]:
+        return frozenset(op.queue.key for op in self.ops if op.kind in ("pop", "flush"))
+
+    def queue_names(self) -> dict[str, str]:
+        return {op.queue.key: op.queue.name for op in self.ops}
+
+
+# ---------------------------------------------------------------- the abstract state
+
+
+@record
+class Level:
+    """Transfers in flight on one queue: at least `lo`, at most `hi`; the pushes that may be among them."""
+
+    lo: int = 0
+    hi: int = 0
+    sites: frozenset[Node] = frozenset()
+    pushed: bool = False  # some push happened on some path before this point
+
+
+_EMPTY = Level()
+_UNKNOWN = Level(0, INFINITE)
+State = dict  # queue key -> Level; None is an unreachable point
+
+
+def _level(state: State, key: str, entry: Callable[[str], Level]) -> Level:
+    found = state.get(key)
+    return found if found is not None else entry(key)
+
+
+def _join_level(a: Level, b: Level) -> Level:
+    if a == b:
+        return a
+    return Level(min(a.lo, b.lo), max(a.hi, b.hi), a.sites | b.sites, a.pushed or b.pushed)
+
+
+def join(a: State | None, b: State | None, entry: Callable[[str], Level] = lambda _key: _EMPTY) -> State | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if a is b:
+        return a
+    merged: State = {}
+    for key in a.keys() | b.keys():
+        merged[key] = _join_level(_level(a, key, entry), _level(b, key, entry))
+    return merged
+
+
+def _widen(old: State, new: State, entry: Callable[[str], Level]) -> State:
+    widened: State = {}
+    for key in old.keys() | new.keys():
+        before, after = _level(old, key, entry), _level(new, key, entry)
+        lo = before.lo if after.lo >= before.lo else 0
+        hi = before.hi if after.hi <= before.hi else INFINITE
+        widened[key] = Level(lo, hi, before.sites | after.sites, before.pushed or after.pushed)
+    return widened
+
+
+def _push(level: Level, node: Node) -> Level:
+    return Level(min(level.lo + 1, INFINITE), min(level.hi + 1, INFINITE), level.sites | {node}, True)
+
+
+def _pop(level: Level) -> Level:
+    hi = level.hi if level.hi >= INFINITE else max(level.hi - 1, 0)
+    return Level(max(level.lo - 1, 0), hi, level.sites if hi > 0 else frozenset(), level.pushed)
+
+
+def _drained(level: Level) -> Level:
+    return Level(0, 0, frozenset(), level.pushed)
+
+
+# ---------------------------------------------------------------- the tree's functions
+
+
+class FunctionFacts:
+    """What the walk needs of one definition: its parameters, single-assignment pointer locals, relevant calls."""
+
+    def __init__(self, name: str, unit: UnitIndex, node: Node, call_offsets: Sequence[int]) -> None:
+        self.name = name
+        self.unit = unit
+        self.node = node
+        self.parameters = [child.spelling for child in node.children() if child.kind == "PARM_DECL"]
+        self.body = next((child for child in node.children() if child.kind == "COMPOUND_STMT"), None)
+        self.call_offsets = sorted(call_offsets)
+        self.aliases: dict[str, tuple[str, str]] = {}
+        if self.body is not None:
+            self._collect_aliases(self.body)
+
+    def may_call(self, node: Node) -> bool:
+        """A relevant call can lie inside `node` (offsets of macro-expanded code coincide: then it says yes)."""
+        start, end = node.start_offset, node.end_offset
+        position = bisect.bisect_left(self.call_offsets, start)
+        return position < len(self.call_offsets) and self.call_offsets[position] <= end
+
+    def _collect_aliases(self, body: Node) -> None:
+        declarations: list[Node] = []
+        names_seen: dict[str, int] = {}
+        assigned: set[str] = set()
+        for node in body.walk():
+            kind = node.kind
+            if kind == "VAR_DECL":
+                declarations.append(node)
+                names_seen[node.spelling] = names_seen.get(node.spelling, 0) + 1
+            elif kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR"):
+                if kind == "COMPOUND_ASSIGNMENT_OPERATOR" or node.binary_operator == "=":
+                    children = node.children()
+                    if children:
+                        assigned.add(_referenced_name(children[0]))
+            elif kind == "UNARY_OPERATOR" and node.unary_operator in ("++", "--", "&"):
+                children = node.children()
+                if children:
+                    assigned.add(_referenced_name(children[0]))
+        for declaration in declarations:
+            name = declaration.spelling
+            if names_seen.get(name, 0) != 1 or name in assigned or declaration.type_kind != "POINTER":
+                continue
+            children = declaration.children()
+            if not children:
+                continue
+            initialiser = children[-1]
+            if not (initialiser.kind.endswith("EXPR") or initialiser.kind.endswith("LITERAL")):
+                continue
+            key, _name = self.queue_of(initialiser)
+            self.aliases[name] = (key, name)
+
+    def queue_of(self, node: Node) -> tuple[str, str]:
+        """(canonical key, source name) of an expression naming a queue."""
+        node = _unwrapped(node)
+        kind = node.kind
+        if kind == "DECL_REF_EXPR":
+            name = node.spelling
+            if name in self.aliases:
+                return self.aliases[name]
+            referenced = node.referenced
+            if referenced is not None and referenced.kind == "PARM_DECL" and name in self.parameters:
+                return (f"%{self.parameters.index(name)}", name)
+            return (name, name)
+        if kind == "MEMBER_REF_EXPR":
+            children = node.children()
+            base_key, base_name = self.queue_of(children[0]) if children else ("", "")
+            if base_key.startswith("&"):
+                base_key = base_key[1:]
+            return (f"{base_key}.{node.spelling}", f"{base_name}->{node.spelling}" if base_name else node.spelling)
+        if kind == "ARRAY_SUBSCRIPT_EXPR":
+            children = node.children()
+            if len(children) == 2:
+                base_key, base_name = self.queue_of(children[0])
+                index_key, index_name = self.queue_of(children[1])
+                return (f"{base_key}[{index_key}]", f"{base_name}[{index_name}]")
+        if kind == "UNARY_OPERATOR":
+            children = node.children()
+            if children:
+                inner_key, inner_name = self.queue_of(children[0])
+                operator = node.unary_operator
+                return (f"{operator}{inner_key}", f"{operator}{inner_name}")
+        value = node.constant_value
+        if value is not None:
+            return (str(value), str(value))
+        return (f"<{kind}@{node.line}:{node.column}>", "the queue")
+
+
+def _referenced_name(node: Node) -> str:
+    node = _unwrapped(node)
+    return node.spelling if node.kind == "DECL_REF_EXPR" else ""
+
+
+def _unwrapped(node: Node) -> Node:
+    while node.kind in _WRAPPERS:
+        children = node.children()
+        if not children:
+            break
+        node = children[-1]
+    return node
+
+
+# ---------------------------------------------------------------- the walk
+
+
+class _Walk:
+    """One walk of a function body; `entry` gives the state of a queue the function has not touched yet."""
+
+    def __init__(self, model: DmaModel, facts: FunctionFacts, entry: Callable[[str], Level], depth: int) -> None:
+        self.model = model
+        self.facts = facts
+        self.entry = entry
+        self.depth = depth
+        self.exits: dict[Node | None, State] = {}
+        self.final_exits: set[Node | None] = {None}
+        self.flushes: dict[Node, tuple[Queue, Level, bool]] = {}
+        self.ops: dict[Node, QueueOp] = {}
+        self.touched: dict[str, Level] = {}
+        self.loops: list[tuple[list[State | None], list[State | None]]] = []
+        self.switch_breaks: list[list[State | None]] = []
+        self.break_targets: list[str] = []
+        self.gotos: dict[str, State | None] = {}
+        self.labels_seen: set[str] = set()
+
+    # -- state helpers
+
+    def level(self, state: State, key: str) -> Level:
+        found = state.get(key)
+        if found is not None:
+            return found
+        level = self.entry(key)
+        self.touched.setdefault(key, level)
+        return level
+
+    def join(self, a: State | None, b: State | None) -> State | None:
+        return join(a, b, self._entry_level)
+
+    def _entry_level(self, key: str) -> Level:
+        level = self.entry(key)
+        self.touched.setdefault(key, level)
+        return level
+
+    def run(self) -> State | None:
+        body = self.facts.body
+        if body is None:
+            return None
+        for child in body.children():
+            if child.kind == "RETURN_STMT":
+                self.final_exits.add(child)
+        end = self.walk(body, {})
+        if end is not None:
+            self.exits[None] = self.join(self.exits.get(None), end)
+        return end
+
+    def exit_state(self) -> State | None:
+        merged: State | None = None
+        for state in self.exits.values():
+            merged = self.join(merged, state)
+        return merged
+
+    # -- statements
+
+    def walk(self, node: Node, state: State | None) -> State | None:
+        kind = node.kind
+        if kind == "COMPOUND_STMT":
+            for child in node.children():
+                state = self.walk(child, state)
+            return state
+        if kind == "LABEL_STMT":
+            self.labels_seen.add(node.spelling)
+            state = self.join(state, self.gotos.pop(node.spelling, None))
+            children = node.children()
+            return self.walk(children[-1], state) if children else state
+        if state is None:
+            return None
+        if kind == "IF_STMT":
+            children = node.children()
+            if len(children) < 2:
+                return self.expression(node, state)
+            has_else = len(children) >= 3
+            condition = children[-3] if has_else else children[-2]
+            state = self.expression(condition, state)
+            then_state = self.walk(children[-2] if has_else else children[-1], state)
+            else_state = self.walk(children[-1], state) if has_else else state
+            return self.join(then_state, else_state)
+        if kind in ("FOR_STMT", "WHILE_STMT", "DO_STMT"):
+            return self._loop(node, state)
+        if kind == "SWITCH_STMT":
+            return self._switch(node, state)
+        if kind in ("CASE_STMT", "DEFAULT_STMT"):
+            children = node.children()
+            return self.walk(children[-1], state) if children else state
+        if kind == "RETURN_STMT":
+            state = self.expression(node, state)
+            if state is not None:
+                self.exits[node] = self.join(self.exits.get(node), state)
+            return None
+        if kind == "BREAK_STMT":
+            if self.break_targets and self.break_targets[-1] == "loop" and self.loops:
+                self.loops[-1][0].append(state)
+            elif self.switch_breaks:
+                self.switch_breaks[-1].append(state)
+            return None
+        if kind == "CONTINUE_STMT":
+            if self.loops:
+                self.loops[-1][1].append(state)
+            return None
+        if kind == "GOTO_STMT":
+            children = node.children()
+            label = children[0].spelling if children else ""
+            if label and label not in self.labels_seen:
+                self.gotos[label] = self.join(self.gotos.get(label), state)
+            return None  # a backward goto ends the path without a verdict
+        return self.expression(node, state)
+
+    def _loop(self, node: Node, state: State) -> State | None:
+        children = node.children()
+        if not children:
+            return state
+        kind = node.kind
+        body = children[0] if kind == "DO_STMT" else children[-1]
+        condition: Node | None = None
+        if kind == "WHILE_STMT" and len(children) >= 2:
+            condition = children[0]
+        elif kind == "DO_STMT" and len(children) >= 2:
+            condition = children[-1]
+        else:
+            for part in children[:-1]:  # a for's init, condition and increment, once: queue calls there are rare
+                state = self.expression(part, state)
+                if state is None:
+                    return None
+        drains = self._drained_queues(node, children, body)
+
+        before = state
+        head = before
+        after_iterations: State | None = None
+        breaks: list[State | None] = []
+        self.break_targets.append("loop")
+        for index in range(_MAX_LOOP_PASSES):
+            entered = self.expression(condition, head) if condition is not None and kind != "DO_STMT" else head
+            breaks = []
+            continues: list[State | None] = []
+            self.loops.append((breaks, continues))
+            after = self.walk(body, entered)
+            self.loops.pop()
+            for continued in continues:
+                after = self.join(after, continued)
+            if condition is not None and kind == "DO_STMT":
+                after = self.expression(condition, after)
+            after_iterations = after
+            merged = self.join(head, after)
+            if merged is None:
+                break
+            grown = merged if index == 0 else _widen(head, merged, self._entry_level)
+            if _same(grown, head, self._entry_level):
+                break
+            head = grown
+        self.break_targets.pop()
+
+        if kind == "WHILE_STMT" and condition is not None:
+            skipped = self.expression(condition, before)
+            completed = self.expression(condition, after_iterations) if after_iterations is not None else None
+        else:
+            skipped = before
+            completed = after_iterations
+        left: State | None = completed
+        for broken in breaks:
+            left = self.join(left, broken)
+        if left is None:
+            exit_state = None if kind == "DO_STMT" else skipped
+        elif kind == "DO_STMT" or skipped is None:
+            exit_state = left
+        else:
+            exit_state = self._at_least_once(left, skipped)
+        if exit_state is not None and drains:
+            exit_state = dict(exit_state)
+            for key in drains:
+                drained = _drained(self.level(exit_state, key))
+                for broken in breaks:
+                    if broken is not None:
+                        drained = _join_level(drained, self.level(broken, key))
+                exit_state[key] = drained
+        return exit_state
+
+    def _at_least_once(self, left: State, skipped: State) -> State:
+        """Lower bounds from the states that ran the body, upper bounds from those and the loop not running."""
+        merged: State = {}
+        for key in left.keys() | skipped.keys():
+            ran, not_ran = self.level(left, key), self.level(skipped, key)
+            merged[key] = Level(
+                ran.lo, max(ran.hi, not_ran.hi), ran.sites | not_ran.sites, ran.pushed or not_ran.pushed
+            )
+        return merged
+
+    def _drained_queues(self, node: Node, children: list[Node], body: Node) -> list[str]:
+        """Queues a loop drains: its condition is `!empty(q)`, `depth(q)` (`> 0`, `!= 0`) or a pop of `q`."""
+        drained: list[str] = []
+        for part in children:
+            if part == body:
+                continue
+            key = self._drain_condition(part)
+            if key is not None:
+                drained.append(key)
+        return drained
+
+    def _drain_condition(self, condition: Node) -> str | None:
+        if not self.facts.may_call(condition):
+            return None
+        node = _unwrapped(condition)
+        negated = False
+        while node.kind == "UNARY_OPERATOR" and node.unary_operator == "!":
+            negated = not negated
+            children = node.children()
+            if not children:
+                return None
+            node = _unwrapped(children[0])
+        if node.kind == "BINARY_OPERATOR" and node.binary_operator in ("!=", ">"):
+            children = node.children()
+            if len(children) == 2 and _is_zero(children[1]):
+                node = _unwrapped(children[0])
+        if node.kind == "MEMBER_REF_EXPR" and not negated:
+            children = node.children()
+            if not children:
+                return None
+            node = _unwrapped(children[0])
+        if node.kind != "CALL_EXPR":
+            return None
+        primitive = self.model.settings.primitive(node.spelling)
+        wanted = {"empty": True, "depth": False, "pop": False}
+        if primitive not in wanted or wanted[primitive] != negated:
+            return None
+        arguments = node.children()[1:]
+        index = self.model.settings.queue_argument
+        if len(arguments) <= index:
+            return None
+        return self.facts.queue_of(arguments[index])[0]
+
+    def _switch(self, node: Node, state: State) -> State | None:
+        children = node.children()
+        if len(children) < 2:
+            return state
+        state = self.expression(children[0], state)
+        if state is None:
+            return None
+        body = children[-1]
+        breaks: list[State | None] = []
+        self.switch_breaks.append(breaks)
+        self.break_targets.append("switch")
+        current: State | None = None
+        has_default = False
+        statements = body.children() if body.kind == "COMPOUND_STMT" else [body]
+        for statement in statements:
+            if statement.kind in ("CASE_STMT", "DEFAULT_STMT"):
+                current = self.join(current, state)
+                has_default = has_default or _has_default(statement)
+            current = self.walk(statement, current)
+        self.break_targets.pop()
+        self.switch_breaks.pop()
+        after = current
+        for broken in breaks:
+            after = self.join(after, broken)
+        if not has_default:
+            after = self.join(after, state)
+        return after
+
+    # -- expressions
+
+    def expression(self, node: Node | None, state: State | None) -> State | None:
+        if node is None or state is None or not self.facts.may_call(node):
+            return state
+        kind = node.kind
+        if kind == "CALL_EXPR":
+            children = node.children()
+            arguments = children[1:]
+            for argument in arguments:
+                state = self.expression(argument, state)
+            return self._call(node, arguments, state) if state is not None else None
+        if kind == "CONDITIONAL_OPERATOR":
+            children = node.children()
+            if len(children) == 3:
+                state = self.expression(children[0], state)
+                return self.join(self.expression(children[1], state), self.expression(children[2], state))
+        if kind == "BINARY_OPERATOR" and node.binary_operator in ("&&", "||"):
+            children = node.children()
+            if len(children) == 2:
+                state = self.expression(children[0], state)
+                return self.join(state, self.expression(children[1], state))
+        for child in node.children():
+            state = self.expression(child, state)
+        return state
+
+    def _call(self, node: Node, arguments: list[Node], state: State) -> State:
+        name = node.spelling
+        settings = self.model.settings
+        primitive = settings.primitive(name)
+        if primitive in ("push", "pop", "flush"):
+            if len(arguments) <= settings.queue_argument:
+                return state
+            queue = Queue(*self.facts.queue_of(arguments[settings.queue_argument]))
+            self.ops.setdefault(node, QueueOp(primitive, queue, node, name))
+            level = self.level(state, queue.key)
+            if primitive == "flush":
+                previous = self.flushes.get(node)
+                seen = level if previous is None else _join_level(previous[1], level)
+                self.flushes[node] = (queue, seen, seen.pushed)
+            state = dict(state)
+            if primitive == "push":
+                state[queue.key] = _push(level, node)
+            elif primitive == "pop":
+                state[queue.key] = _pop(level)
+            else:
+                state[queue.key] = _drained(level)
+            return state
+        if primitive:
+            return state
+        callee = self.model.helper_for(self.facts.unit, name)
+        if callee is not None:
+            return self._inline(node, callee, arguments, state)
+        return state
+
+    def _inline(self, node: Node, callee: FunctionFacts, arguments: list[Node], state: State) -> State:
+        bound = [self.facts.queue_of(argument) for argument in arguments]
+
+        def caller_key(key: str) -> str:
+            def substitute(match: re.Match[str]) -> str:
+                index = int(match.group(1))
+                return bound[index][0] if index < len(bound) else match.group(0)
+
+            mapped = _PARAMETER.sub(substitute, key)
+            return mapped[1:] if mapped.startswith("&") and "." in mapped else mapped
+
+        def caller_name(key: str) -> str:
+            index_match = re.match(r"%(\d+)", key)
+            if index_match and int(index_match.group(1)) < len(bound):
+                return bound[int(index_match.group(1))][1] + key[index_match.end() :].replace(".", "->")
+            return key
+
+        def entry(key: str) -> Level:
+            if not key.startswith("%"):
+                return _EMPTY
+            return self.level(state, caller_key(key))
+
+        result = self.model.summary(callee, entry, self.depth + 1)
+        state = dict(state)
+        if result is None:  # too deep or recursive: anything may have happened to the queues it was given
+            for argument, (key, _name) in zip(arguments, bound, strict=True):
+                if "dma_queue" in argument.type_spelling:
+                    state[key] = Level(0, INFINITE, self.level(state, key).sites | {node}, True)
+            return state
+        for key, level in result.items():
+            if not key.startswith("%"):
+                continue
+            mapped = caller_key(key)
+            before = self.level(state, mapped)
+            added = level.sites - before.sites
+            sites = (level.sites & before.sites) | ({node} if added else frozenset())
+            state[mapped] = Level(level.lo, level.hi, sites if level.hi > 0 else frozenset(), level.pushed)
+            self.ops.setdefault(node, QueueOp("helper", Queue(mapped, caller_name(key)), node, callee.name))
+        return state
+
+
+def _is_zero(node: Node) -> bool:
+    """`0` or `NULL` (`((void *) 0)`)."""
+    node = _unwrapped(node)
+    return node.kind in ("GNU_NULL_EXPR", "CXX_NULL_PTR_LITERAL_EXPR") or node.constant_value == 0
+
+
+def _same(a: State, b: State, entry: Callable[[str], Level]) -> bool:
+    return all(_level(a, key, entry) == _level(b, key, entry) for key in a.keys() | b.keys())
+
+
+def _has_default(statement: Node) -> bool:
+    while statement.kind in ("CASE_STMT", "DEFAULT_STMT"):
+        if statement.kind == "DEFAULT_STMT":
+            return True
+        children = statement.children()
+        if not children:
+            return False
+        statement = children[-1]
+    return False
+
+
+# ---------------------------------------------------------------- the model
+
+FunctionId = tuple[str, str]  # (path of the definition, name): static functions of two files may share a name
+
+
+class DmaModel:
+    """The tree's kernel functions that touch DMA queues, and their walks."""
+
+    def __init__(self, project: Project, settings: DmaSettings) -> None:
+        self.settings = settings
+        self._by_unit: dict[int, dict[str, Node]] = {}
+        self._anywhere: dict[str, tuple[UnitIndex, Node]] = {}
+        for unit in project.kernel_units():
+            self._by_unit[id(unit)] = unit.functions
+            for name, node in unit.functions.items():
+                self._anywhere.setdefault(name, (unit, node))
+        callees: dict[FunctionId, set[FunctionId]] = {}
+        primitive_calls: dict[FunctionId, list[Node]] = {}
+        helper_calls: dict[FunctionId, list[tuple[Node, FunctionId]]] = {}
+        places: dict[FunctionId, tuple[UnitIndex, Node]] = {}
+        self.called: set[FunctionId] = set()
+        for unit in project.kernel_units():
+            for call in unit.nodes("CALL_EXPR"):
+                name = call.spelling
+                primitive = settings.primitive(name)
+                target = None if primitive else self.resolve(unit, name)
+                if not primitive and target is None:
+                    continue
+                function = unit.enclosing_function(call)
+                if function is None:
+                    continue
+                caller = (function.path, function.spelling)
+                places.setdefault(caller, (unit, function))
+                if primitive:
+                    primitive_calls.setdefault(caller, []).append(call)
+                elif target is not None:
+                    callees.setdefault(caller, set()).add(target[0])
+                    helper_calls.setdefault(caller, []).append((call, target[0]))
+                    self.called.add(target[0])
+        # Functions calling queue primitives, then (transitively) the functions calling those.
+        self.dma_functions: set[FunctionId] = {
+            caller
+            for caller, calls in primitive_calls.items()
+            if not settings.primitive(caller[1])
+            and any(settings.primitive(call.spelling) in ("push", "pop", "flush") for call in calls)
+        }
+        changed = True
+        while changed:
+            changed = False
+            for caller, targets in callees.items():
+                if (
+                    caller not in self.dma_functions
+                    and not settings.primitive(caller[1])
+                    and targets & self.dma_functions
+                ):
+                    self.dma_functions.add(caller)
+                    changed = True
+        self.functions: dict[FunctionId, FunctionFacts] = {}
+        for function_id in sorted(self.dma_functions):
+            unit, node = places[function_id]
+            offsets = [call.start_offset for call in primitive_calls.get(function_id, ())]
+            offsets += [
+                call.start_offset for call, target in helper_calls.get(function_id, ()) if target in self.dma_functions
+            ]
+            self.functions[function_id] = FunctionFacts(function_id[1], unit, node, offsets)
+        self._summaries: dict[FunctionId, list[tuple[dict[str, Level], State | None]]] = {}
+        self._active: set[FunctionId] = set()
+
+    def resolve(self, unit: UnitIndex, name: str) -> tuple[FunctionId, UnitIndex, Node] | None:
+        """The definition a call names: the calling unit's own first (a static of that file), else any unit's."""
+        node = self._by_unit.get(id(unit), {}).get(name)
+        if node is not None:
+            return ((node.path, name), unit, node)
+        found = self._anywhere.get(name)
+        if found is None:
+            return None
+        return ((found[1].path, name), found[0], found[1])
+
+    def helper_for(self, unit: UnitIndex, name: str) -> FunctionFacts | None:
+        target = self.resolve(unit, name)
+        return self.functions.get(target[0]) if target is not None else None
+
+    def summary(self, callee: FunctionFacts, entry: Callable[[str], Level], depth: int) -> State | None:
+        """The state at the callee's exits (joined) when entered with `entry`; None when too deep or recursive."""
+        identity = (callee.node.path, callee.name)
+        if depth > _MAX_INLINE_DEPTH or identity in self._active or callee.body is None:
+            return None
+        for touched, result in self._summaries.get(identity, ()):
+            if all(entry(key) == level for key, level in touched.items()):
+                return result
+        self._active.add(identity)
+        try:
+            walk = _Walk(self, callee, entry, depth)
+            walk.run()
+            result = walk.exit_state()
+        finally:
+            self._active.discard(identity)
+        self._summaries.setdefault(identity, []).append((walk.touched, result))
+        return result
+
+    def analyse(self, function_id: FunctionId) -> FunctionDma | None:
+        facts = self.functions.get(function_id)
+        if facts is None or facts.body is None:
+            return None
+        walk = _Walk(self, facts, lambda _key: _EMPTY, 0)
+        walk.run()
+        end: State | None = None
+        for exit_node in walk.final_exits:
+            end = join(end, walk.exits.get(exit_node))
+        called = function_id in self.called
+        helper_queues = frozenset(
+            key for key, level in (end or {}).items() if key.startswith("%") and level.lo >= 1 and called
+        )
+        names = {op.queue.key: op.queue.name for op in walk.ops.values()}
+        in_flight: list[InFlight] = []
+        for exit_node, state in walk.exits.items():
+            for key, level in sorted((state or {}).items()):
+                if level.lo >= 1 and key not in helper_queues:
+                    pushes = tuple(sorted(level.sites, key=lambda site: (site.path, site.line, site.column)))
+                    in_flight.append(InFlight(Queue(key, names.get(key, key)), exit_node, level.lo, level.hi, pushes))
+        # A queue a caller hands over may hold the caller's transfers: only queues the function starts with empty
+        # (its own, or any queue of a function nothing in the tree calls: a worker, an entry point) say "nothing".
+        flushes = [
+            FlushPoint(queue, node, level.hi, pushed)
+            for node, (queue, level, pushed) in walk.flushes.items()
+            if not (queue.from_parameter and called)
+        ]
+        ops = tuple(sorted(walk.ops.values(), key=lambda op: (op.node.path, op.node.line, op.node.column)))
+        return FunctionDma(
+            facts.name, facts.unit, facts.node, ops, helper_queues, tuple(in_flight), tuple(flushes), called
+        )
+
+
+def dma_model(project: Project, settings: DmaSettings) -> DmaModel:
+    return memoized(project.memo, ("dma.model", settings), lambda: DmaModel(project, settings))
+
+
+def dma_functions(project: Project, settings: DmaSettings) -> list[FunctionDma]:
+    """Every kernel function of the tree that touches a DMA queue, with its walk's results (memoized per project)."""
+
+    def compute() -> list[FunctionDma]:
+        model = dma_model(project, settings)
+        found = []
+        for function_id in sorted(model.dma_functions):
+            analysed = model.analyse(function_id)
+            if analysed is not None:
+                found.append(analysed)
+        return found
+
+    return memoized(project.memo, ("dma.functions", settings), compute)
+
+
+def exits_in_flight(functions: Iterable[FunctionDma]) -> Iterator[tuple[FunctionDma, InFlight]]:
+    for function in functions:
+        for in_flight in function.in_flight:
+            yield function, in_flight
