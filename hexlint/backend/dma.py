@@ -23,8 +23,9 @@ flight here, whatever the trip counts". A loop whose condition is `!dma_queue_em
 
 Helpers: a call to a function of the tree that (transitively) calls queue primitives is interpreted in place with
 its queue parameters bound to the caller's queues (`fa_prefetch_block(dma, ...)` pushes on the caller's `dma`). A
-function leaving transfers in flight on a queue that comes from its parameters, at the end of its body, and called
-from elsewhere in the tree, is a push helper for that queue: what it leaves belongs to its callers.
+function leaving transfers in flight on a queue that comes from its parameters is a push helper for that queue (what
+it leaves belongs to its callers) when it does so at the end of its body and is called elsewhere in the tree, or
+when it does so on every way out (`dma_cache_push`, which nothing may call in a partial tree).
 """
 
 from __future__ import annotations
@@ -675,6 +676,11 @@ class _Walk:
         return state
 
 
+def self_level(state: State, key: str) -> Level:
+    """The level of a queue in a walk that started with every queue empty."""
+    return state.get(key, _EMPTY)
+
+
 def _is_zero(node: Node) -> bool:
     """`0` or `NULL` (`((void *) 0)`)."""
     node = _unwrapped(node)
@@ -806,8 +812,15 @@ class DmaModel:
         for exit_node in walk.final_exits:
             end = join(end, walk.exits.get(exit_node))
         called = function_id in self.called
+        exits = [state for state in walk.exits.values() if state is not None]
         helper_queues = frozenset(
-            key for key, level in (end or {}).items() if key.startswith("%") and level.lo >= 1 and called
+            key
+            for key in {key for state in exits for key in state}
+            if key.startswith("%")
+            and (
+                (called and end is not None and self_level(end, key).lo >= 1)
+                or all(self_level(state, key).lo >= 1 for state in exits)
+            )
         )
         names = {op.queue.key: op.queue.name for op in walk.ops.values()}
         in_flight: list[InFlight] = []
