@@ -25,7 +25,8 @@ Helpers: a call to a function of the tree that (transitively) calls queue primit
 its queue parameters bound to the caller's queues (`fa_prefetch_block(dma, ...)` pushes on the caller's `dma`). A
 function leaving transfers in flight on a queue that comes from its parameters is a push helper for that queue (what
 it leaves belongs to its callers) when it does so at the end of its body and is called elsewhere in the tree, or
-when it does so on every way out (`dma_cache_push`, which nothing may call in a partial tree).
+when it is defined in a header and does so on every way out (`dma_cache_push`: its callers may be in files a
+partial tree does not hold).
 """
 
 from __future__ import annotations
@@ -153,16 +154,19 @@ class FunctionDma:
 
 @record
 class Level:
-    """Transfers in flight on one queue: at least `lo`, at most `hi`; the pushes that may be among them."""
+    """Transfers in flight on one queue: at least `lo`, at most `hi`; the pushes that may be among them.
+
+    `lo` takes the loops before this point to have run at least once; `sure` is the lower bound without that.
+    """
 
     lo: int = 0
     hi: int = 0
     sites: frozenset[Node] = frozenset()
     pushed: bool = False  # some push happened on some path before this point
+    sure: int = 0
 
 
 _EMPTY = Level()
-_UNKNOWN = Level(0, INFINITE)
 State = dict  # queue key -> Level; None is an unreachable point
 
 
@@ -174,7 +178,7 @@ def _level(state: State, key: str, entry: Callable[[str], Level]) -> Level:
 def _join_level(a: Level, b: Level) -> Level:
     if a == b:
         return a
-    return Level(min(a.lo, b.lo), max(a.hi, b.hi), a.sites | b.sites, a.pushed or b.pushed)
+    return Level(min(a.lo, b.lo), max(a.hi, b.hi), a.sites | b.sites, a.pushed or b.pushed, min(a.sure, b.sure))
 
 
 def join(a: State | None, b: State | None, entry: Callable[[str], Level] = lambda _key: _EMPTY) -> State | None:
@@ -196,17 +200,25 @@ def _widen(old: State, new: State, entry: Callable[[str], Level]) -> State:
         before, after = _level(old, key, entry), _level(new, key, entry)
         lo = before.lo if after.lo >= before.lo else 0
         hi = before.hi if after.hi <= before.hi else INFINITE
-        widened[key] = Level(lo, hi, before.sites | after.sites, before.pushed or after.pushed)
+        sure = before.sure if after.sure >= before.sure else 0
+        widened[key] = Level(lo, hi, before.sites | after.sites, before.pushed or after.pushed, sure)
     return widened
 
 
 def _push(level: Level, node: Node) -> Level:
-    return Level(min(level.lo + 1, INFINITE), min(level.hi + 1, INFINITE), level.sites | {node}, True)
+    return Level(
+        min(level.lo + 1, INFINITE),
+        min(level.hi + 1, INFINITE),
+        level.sites | {node},
+        True,
+        min(level.sure + 1, INFINITE),
+    )
 
 
 def _pop(level: Level) -> Level:
     hi = level.hi if level.hi >= INFINITE else max(level.hi - 1, 0)
-    return Level(max(level.lo - 1, 0), hi, level.sites if hi > 0 else frozenset(), level.pushed)
+    sites = level.sites if hi > 0 else frozenset()
+    return Level(max(level.lo - 1, 0), hi, sites, level.pushed, max(level.sure - 1, 0))
 
 
 def _drained(level: Level) -> Level:
@@ -505,7 +517,11 @@ class _Walk:
         for key in left.keys() | skipped.keys():
             ran, not_ran = self.level(left, key), self.level(skipped, key)
             merged[key] = Level(
-                ran.lo, max(ran.hi, not_ran.hi), ran.sites | not_ran.sites, ran.pushed or not_ran.pushed
+                ran.lo,
+                max(ran.hi, not_ran.hi),
+                ran.sites | not_ran.sites,
+                ran.pushed or not_ran.pushed,
+                min(ran.sure, not_ran.sure),
             )
         return merged
 
@@ -662,7 +678,7 @@ class _Walk:
         if result is None:  # too deep or recursive: anything may have happened to the queues it was given
             for argument, (key, _name) in zip(arguments, bound, strict=True):
                 if "dma_queue" in argument.type_spelling:
-                    state[key] = Level(0, INFINITE, self.level(state, key).sites | {node}, True)
+                    state[key] = Level(0, INFINITE, self.level(state, key).sites | {node}, True, 0)
             return state
         for key, level in result.items():
             if not key.startswith("%"):
@@ -671,7 +687,7 @@ class _Walk:
             before = self.level(state, mapped)
             added = level.sites - before.sites
             sites = (level.sites & before.sites) | ({node} if added else frozenset())
-            state[mapped] = Level(level.lo, level.hi, sites if level.hi > 0 else frozenset(), level.pushed)
+            state[mapped] = Level(level.lo, level.hi, sites if level.hi > 0 else frozenset(), level.pushed, level.sure)
             self.ops.setdefault(node, QueueOp("helper", Queue(mapped, caller_name(key)), node, callee.name))
         return state
 
@@ -813,20 +829,24 @@ class DmaModel:
             end = join(end, walk.exits.get(exit_node))
         called = function_id in self.called
         exits = [state for state in walk.exits.values() if state is not None]
+        # A header's function may be called only from files a partial tree does not hold (dma_cache_push).
+        in_header = facts.node.path.endswith((".h", ".hpp"))
         helper_queues = frozenset(
             key
             for key in {key for state in exits for key in state}
             if key.startswith("%")
             and (
                 (called and end is not None and self_level(end, key).lo >= 1)
-                or all(self_level(state, key).lo >= 1 for state in exits)
+                or (in_header and all(self_level(state, key).lo >= 1 for state in exits))
             )
         )
         names = {op.queue.key: op.queue.name for op in walk.ops.values()}
         in_flight: list[InFlight] = []
         for exit_node, state in walk.exits.items():
+            # At the end of the body the loops are taken to have run; an early return must hold a transfer for sure.
+            final = exit_node in walk.final_exits
             for key, level in sorted((state or {}).items()):
-                if level.lo >= 1 and key not in helper_queues:
+                if (level.lo if final else level.sure) >= 1 and key not in helper_queues:
                     pushes = tuple(sorted(level.sites, key=lambda site: (site.path, site.line, site.column)))
                     in_flight.append(InFlight(Queue(key, names.get(key, key)), exit_node, level.lo, level.hi, pushes))
         # A queue a caller hands over may hold the caller's transfers: only queues the function starts with empty
