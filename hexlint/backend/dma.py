@@ -31,14 +31,14 @@ partial tree does not hold).
 
 from __future__ import annotations
 
-import bisect
 import fnmatch
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
+from hexlint.c.subtree import preorder_with_parents
 from hexlint.record import record
 
 INFINITE = 1 << 30
@@ -56,6 +56,7 @@ class DmaSettings:
     empty_functions: tuple[str, ...] = ("dma_queue_empty",)
     depth_functions: tuple[str, ...] = ("dma_queue_depth",)
     queue_argument: int = 0
+    queue_type: str = "dma_queue"  # a parameter whose type names it hands a queue to a helper
 
     def primitive(self, name: str) -> str:
         """ "push", "pop", "flush", "empty", "depth", or "" for a name that is not a queue primitive."""
@@ -84,6 +85,7 @@ def settings_from(options: Mapping[str, Any]) -> DmaSettings:
         empty_functions=names("empty_functions", defaults.empty_functions),
         depth_functions=names("depth_functions", defaults.depth_functions),
         queue_argument=int(options.get("queue_argument", defaults.queue_argument)),
+        queue_type=str(options.get("queue_type", defaults.queue_type)),
     )
 
 
@@ -161,7 +163,7 @@ class Level:
 
     lo: int = 0
     hi: int = 0
-    sites: frozenset[Node] = frozenset()
+    sites: frozenset[Tree] = frozenset()
     pushed: bool = False  # some push happened on some path before this point
     sure: int = 0
 
@@ -205,7 +207,7 @@ def _widen(old: State, new: State, entry: Callable[[str], Level]) -> State:
     return widened
 
 
-def _push(level: Level, node: Node) -> Level:
+def _push(level: Level, node: Tree) -> Level:
     return Level(
         min(level.lo + 1, INFINITE),
         min(level.hi + 1, INFINITE),
@@ -228,105 +230,171 @@ def _drained(level: Level) -> Level:
 # ---------------------------------------------------------------- the tree's functions
 
 
-class FunctionFacts:
-    """What the walk needs of one definition: its parameters, single-assignment pointer locals, relevant calls."""
+class Tree:
+    """A node of a function body read once from libclang: the walk passes over loops many times, in Python only.
 
-    def __init__(self, name: str, unit: UnitIndex, node: Node, call_offsets: Sequence[int]) -> None:
+    `relevant` marks the subtrees holding a call the walk acts on (a queue primitive or a helper of the tree); an
+    expression without one cannot change the queues and is skipped.
+    """
+
+    __slots__ = ("_binary", "_spelling", "_unary", "kids", "kind", "node", "relevant")
+
+    def __init__(self, node: Node, kind: str, kids: list[Tree], relevant: bool) -> None:
+        self.node = node
+        self.kind = kind
+        self.kids = kids
+        self.relevant = relevant
+        self._spelling: str | None = None
+        self._binary: str | None = None
+        self._unary: str | None = None
+
+    def children(self) -> list[Tree]:
+        return self.kids
+
+    @property
+    def spelling(self) -> str:
+        if self._spelling is None:
+            self._spelling = self.node.spelling
+        return self._spelling
+
+    @property
+    def binary_operator(self) -> str:
+        if self._binary is None:
+            self._binary = self.node.binary_operator
+        return self._binary
+
+    @property
+    def unary_operator(self) -> str:
+        if self._unary is None:
+            self._unary = self.node.unary_operator
+        return self._unary
+
+    @property
+    def constant_value(self) -> int | float | None:
+        return self.node.constant_value
+
+
+def read_tree(node: Node, relevant_call: Callable[[str], bool]) -> Tree:
+    """The tree of `node` from one traversal; a subtree is relevant when it holds a call `relevant_call` names."""
+    root = Tree(node, node.kind, [], False)
+    trees: list[Tree] = []
+    parents: list[Tree] = []
+    for child, parent_index in preorder_with_parents(node):
+        tree = Tree(child, child.kind, [], False)
+        parent = root if parent_index < 0 else trees[parent_index]
+        parent.kids.append(tree)
+        trees.append(tree)
+        parents.append(parent)
+        if tree.kind == "CALL_EXPR" and relevant_call(tree.spelling):
+            tree.relevant = True
+    for tree, parent in zip(reversed(trees), reversed(parents), strict=True):
+        if tree.relevant:
+            parent.relevant = True
+    return root
+
+
+def _walk_tree(tree: Tree) -> Iterator[Tree]:
+    stack = [tree]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.kids))
+
+
+class FunctionFacts:
+    """What the walk needs of one definition: its parameters, single-assignment pointer locals, its body's tree."""
+
+    def __init__(self, name: str, unit: UnitIndex, node: Node, relevant_call: Callable[[str], bool]) -> None:
         self.name = name
         self.unit = unit
         self.node = node
-        self.parameters = [child.spelling for child in node.children() if child.kind == "PARM_DECL"]
-        self.body = next((child for child in node.children() if child.kind == "COMPOUND_STMT"), None)
-        self.call_offsets = sorted(call_offsets)
+        children = node.children()
+        self.parameters = [child.spelling for child in children if child.kind == "PARM_DECL"]
+        body = next((child for child in children if child.kind == "COMPOUND_STMT"), None)
+        self.body = read_tree(body, relevant_call) if body is not None else None
         self.aliases: dict[str, tuple[str, str]] = {}
         if self.body is not None:
             self._collect_aliases(self.body)
 
-    def may_call(self, node: Node) -> bool:
-        """A relevant call can lie inside `node` (offsets of macro-expanded code coincide: then it says yes)."""
-        start, end = node.start_offset, node.end_offset
-        position = bisect.bisect_left(self.call_offsets, start)
-        return position < len(self.call_offsets) and self.call_offsets[position] <= end
-
-    def _collect_aliases(self, body: Node) -> None:
-        declarations: list[Node] = []
+    def _collect_aliases(self, body: Tree) -> None:
+        declarations: list[Tree] = []
         names_seen: dict[str, int] = {}
-        assigned: set[str] = set()
-        for node in body.walk():
-            kind = node.kind
+        writes: list[Tree] = []
+        for tree in _walk_tree(body):
+            kind = tree.kind
             if kind == "VAR_DECL":
-                declarations.append(node)
-                names_seen[node.spelling] = names_seen.get(node.spelling, 0) + 1
-            elif kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR"):
-                if kind == "COMPOUND_ASSIGNMENT_OPERATOR" or node.binary_operator == "=":
-                    children = node.children()
-                    if children:
-                        assigned.add(_referenced_name(children[0]))
-            elif kind == "UNARY_OPERATOR" and node.unary_operator in ("++", "--", "&"):
-                children = node.children()
-                if children:
-                    assigned.add(_referenced_name(children[0]))
+                declarations.append(tree)
+                names_seen[tree.spelling] = names_seen.get(tree.spelling, 0) + 1
+            elif (
+                kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR", "UNARY_OPERATOR")
+                and tree.kids
+                and _unwrapped(tree.kids[0]).kind == "DECL_REF_EXPR"
+            ):
+                writes.append(tree)
+        pointers = {
+            tree.spelling
+            for tree in declarations
+            if names_seen.get(tree.spelling, 0) == 1 and tree.kids and tree.node.type_kind == "POINTER"
+        }
+        assigned: set[str] = set()
+        for tree in writes:
+            name = _unwrapped(tree.kids[0]).spelling
+            if name not in pointers:
+                continue
+            if (
+                tree.kind == "COMPOUND_ASSIGNMENT_OPERATOR"
+                or (tree.kind == "BINARY_OPERATOR" and tree.binary_operator == "=")
+                or (tree.kind == "UNARY_OPERATOR" and tree.unary_operator in ("++", "--", "&"))
+            ):
+                assigned.add(name)
         for declaration in declarations:
             name = declaration.spelling
-            if names_seen.get(name, 0) != 1 or name in assigned or declaration.type_kind != "POINTER":
+            if name not in pointers or name in assigned:
                 continue
-            children = declaration.children()
-            if not children:
-                continue
-            initialiser = children[-1]
+            initialiser = declaration.kids[-1]
             if not (initialiser.kind.endswith("EXPR") or initialiser.kind.endswith("LITERAL")):
                 continue
             key, _name = self.queue_of(initialiser)
             self.aliases[name] = (key, name)
 
-    def queue_of(self, node: Node) -> tuple[str, str]:
+    def queue_of(self, tree: Tree) -> tuple[str, str]:
         """(canonical key, source name) of an expression naming a queue."""
-        node = _unwrapped(node)
-        kind = node.kind
+        tree = _unwrapped(tree)
+        kind = tree.kind
+        kids = tree.kids
         if kind == "DECL_REF_EXPR":
-            name = node.spelling
+            name = tree.spelling
             if name in self.aliases:
                 return self.aliases[name]
-            referenced = node.referenced
-            if referenced is not None and referenced.kind == "PARM_DECL" and name in self.parameters:
-                return (f"%{self.parameters.index(name)}", name)
+            if name in self.parameters:
+                referenced = tree.node.referenced
+                if referenced is not None and referenced.kind == "PARM_DECL":
+                    return (f"%{self.parameters.index(name)}", name)
             return (name, name)
         if kind == "MEMBER_REF_EXPR":
-            children = node.children()
-            base_key, base_name = self.queue_of(children[0]) if children else ("", "")
+            base_key, base_name = self.queue_of(kids[0]) if kids else ("", "")
             if base_key.startswith("&"):
                 base_key = base_key[1:]
-            return (f"{base_key}.{node.spelling}", f"{base_name}->{node.spelling}" if base_name else node.spelling)
-        if kind == "ARRAY_SUBSCRIPT_EXPR":
-            children = node.children()
-            if len(children) == 2:
-                base_key, base_name = self.queue_of(children[0])
-                index_key, index_name = self.queue_of(children[1])
-                return (f"{base_key}[{index_key}]", f"{base_name}[{index_name}]")
-        if kind == "UNARY_OPERATOR":
-            children = node.children()
-            if children:
-                inner_key, inner_name = self.queue_of(children[0])
-                operator = node.unary_operator
-                return (f"{operator}{inner_key}", f"{operator}{inner_name}")
-        value = node.constant_value
+            member = tree.spelling
+            return (f"{base_key}.{member}", f"{base_name}->{member}" if base_name else member)
+        if kind == "ARRAY_SUBSCRIPT_EXPR" and len(kids) == 2:
+            base_key, base_name = self.queue_of(kids[0])
+            index_key, index_name = self.queue_of(kids[1])
+            return (f"{base_key}[{index_key}]", f"{base_name}[{index_name}]")
+        if kind == "UNARY_OPERATOR" and kids:
+            inner_key, inner_name = self.queue_of(kids[0])
+            operator = tree.unary_operator
+            return (f"{operator}{inner_key}", f"{operator}{inner_name}")
+        value = tree.constant_value
         if value is not None:
             return (str(value), str(value))
-        return (f"<{kind}@{node.line}:{node.column}>", "the queue")
+        return (f"<{kind}@{tree.node.line}:{tree.node.column}>", "the queue")
 
 
-def _referenced_name(node: Node) -> str:
-    node = _unwrapped(node)
-    return node.spelling if node.kind == "DECL_REF_EXPR" else ""
-
-
-def _unwrapped(node: Node) -> Node:
-    while node.kind in _WRAPPERS:
-        children = node.children()
-        if not children:
-            break
-        node = children[-1]
-    return node
+def _unwrapped(tree: Tree) -> Tree:
+    while tree.kind in _WRAPPERS and tree.kids:
+        tree = tree.kids[-1]
+    return tree
 
 
 # ---------------------------------------------------------------- the walk
@@ -340,10 +408,10 @@ class _Walk:
         self.facts = facts
         self.entry = entry
         self.depth = depth
-        self.exits: dict[Node | None, State] = {}
-        self.final_exits: set[Node | None] = {None}
-        self.flushes: dict[Node, tuple[Queue, Level, bool]] = {}
-        self.ops: dict[Node, QueueOp] = {}
+        self.exits: dict[Tree | None, State] = {}
+        self.final_exits: set[Tree | None] = {None}
+        self.flushes: dict[Tree, tuple[Queue, Level, bool]] = {}
+        self.ops: dict[Tree, QueueOp] = {}
         self.touched: dict[str, Level] = {}
         self.loops: list[tuple[list[State | None], list[State | None]]] = []
         self.switch_breaks: list[list[State | None]] = []
@@ -389,7 +457,7 @@ class _Walk:
 
     # -- statements
 
-    def walk(self, node: Node, state: State | None) -> State | None:
+    def walk(self, node: Tree, state: State | None) -> State | None:
         kind = node.kind
         if kind == "COMPOUND_STMT":
             for child in node.children():
@@ -442,13 +510,13 @@ class _Walk:
             return None  # a backward goto ends the path without a verdict
         return self.expression(node, state)
 
-    def _loop(self, node: Node, state: State) -> State | None:
+    def _loop(self, node: Tree, state: State) -> State | None:
         children = node.children()
         if not children:
             return state
         kind = node.kind
         body = children[0] if kind == "DO_STMT" else children[-1]
-        condition: Node | None = None
+        condition: Tree | None = None
         if kind == "WHILE_STMT" and len(children) >= 2:
             condition = children[0]
         elif kind == "DO_STMT" and len(children) >= 2:
@@ -525,7 +593,7 @@ class _Walk:
             )
         return merged
 
-    def _drained_queues(self, node: Node, children: list[Node], body: Node) -> list[str]:
+    def _drained_queues(self, node: Tree, children: list[Tree], body: Tree) -> list[str]:
         """Queues a loop drains: its condition is `!empty(q)`, `depth(q)` (`> 0`, `!= 0`) or a pop of `q`."""
         drained: list[str] = []
         for part in children:
@@ -536,8 +604,8 @@ class _Walk:
                 drained.append(key)
         return drained
 
-    def _drain_condition(self, condition: Node) -> str | None:
-        if not self.facts.may_call(condition):
+    def _drain_condition(self, condition: Tree) -> str | None:
+        if not condition.relevant:
             return None
         node = _unwrapped(condition)
         negated = False
@@ -558,7 +626,7 @@ class _Walk:
             node = _unwrapped(children[0])
         if node.kind != "CALL_EXPR":
             return None
-        primitive = self.model.settings.primitive(node.spelling)
+        primitive = self.model.primitive(node.spelling)
         wanted = {"empty": True, "depth": False, "pop": False}
         if primitive not in wanted or wanted[primitive] != negated:
             return None
@@ -568,7 +636,7 @@ class _Walk:
             return None
         return self.facts.queue_of(arguments[index])[0]
 
-    def _switch(self, node: Node, state: State) -> State | None:
+    def _switch(self, node: Tree, state: State) -> State | None:
         children = node.children()
         if len(children) < 2:
             return state
@@ -598,8 +666,8 @@ class _Walk:
 
     # -- expressions
 
-    def expression(self, node: Node | None, state: State | None) -> State | None:
-        if node is None or state is None or not self.facts.may_call(node):
+    def expression(self, node: Tree | None, state: State | None) -> State | None:
+        if node is None or state is None or not node.relevant:
             return state
         kind = node.kind
         if kind == "CALL_EXPR":
@@ -622,15 +690,15 @@ class _Walk:
             state = self.expression(child, state)
         return state
 
-    def _call(self, node: Node, arguments: list[Node], state: State) -> State:
+    def _call(self, node: Tree, arguments: list[Tree], state: State) -> State:
         name = node.spelling
         settings = self.model.settings
-        primitive = settings.primitive(name)
+        primitive = self.model.primitive(name)
         if primitive in ("push", "pop", "flush"):
             if len(arguments) <= settings.queue_argument:
                 return state
             queue = Queue(*self.facts.queue_of(arguments[settings.queue_argument]))
-            self.ops.setdefault(node, QueueOp(primitive, queue, node, name))
+            self.ops.setdefault(node, QueueOp(primitive, queue, node.node, name))
             level = self.level(state, queue.key)
             if primitive == "flush":
                 previous = self.flushes.get(node)
@@ -651,7 +719,7 @@ class _Walk:
             return self._inline(node, callee, arguments, state)
         return state
 
-    def _inline(self, node: Node, callee: FunctionFacts, arguments: list[Node], state: State) -> State:
+    def _inline(self, node: Tree, callee: FunctionFacts, arguments: list[Tree], state: State) -> State:
         bound = [self.facts.queue_of(argument) for argument in arguments]
 
         def caller_key(key: str) -> str:
@@ -677,7 +745,7 @@ class _Walk:
         state = dict(state)
         if result is None:  # too deep or recursive: anything may have happened to the queues it was given
             for argument, (key, _name) in zip(arguments, bound, strict=True):
-                if "dma_queue" in argument.type_spelling:
+                if self.model.settings.queue_type in argument.node.type_spelling:
                     state[key] = Level(0, INFINITE, self.level(state, key).sites | {node}, True, 0)
             return state
         for key, level in result.items():
@@ -688,7 +756,7 @@ class _Walk:
             added = level.sites - before.sites
             sites = (level.sites & before.sites) | ({node} if added else frozenset())
             state[mapped] = Level(level.lo, level.hi, sites if level.hi > 0 else frozenset(), level.pushed, level.sure)
-            self.ops.setdefault(node, QueueOp("helper", Queue(mapped, caller_name(key)), node, callee.name))
+            self.ops.setdefault(node, QueueOp("helper", Queue(mapped, caller_name(key)), node.node, callee.name))
         return state
 
 
@@ -697,7 +765,7 @@ def self_level(state: State, key: str) -> Level:
     return state.get(key, _EMPTY)
 
 
-def _is_zero(node: Node) -> bool:
+def _is_zero(node: Tree) -> bool:
     """`0` or `NULL` (`((void *) 0)`)."""
     node = _unwrapped(node)
     return node.kind in ("GNU_NULL_EXPR", "CXX_NULL_PTR_LITERAL_EXPR") or node.constant_value == 0
@@ -707,7 +775,7 @@ def _same(a: State, b: State, entry: Callable[[str], Level]) -> bool:
     return all(_level(a, key, entry) == _level(b, key, entry) for key in a.keys() | b.keys())
 
 
-def _has_default(statement: Node) -> bool:
+def _has_default(statement: Tree) -> bool:
     while statement.kind in ("CASE_STMT", "DEFAULT_STMT"):
         if statement.kind == "DEFAULT_STMT":
             return True
@@ -728,6 +796,7 @@ class DmaModel:
 
     def __init__(self, project: Project, settings: DmaSettings) -> None:
         self.settings = settings
+        self._primitives: dict[str, str] = {}
         self._by_unit: dict[int, dict[str, Node]] = {}
         self._anywhere: dict[str, tuple[UnitIndex, Node]] = {}
         for unit in project.kernel_units():
@@ -736,15 +805,29 @@ class DmaModel:
                 self._anywhere.setdefault(name, (unit, node))
         callees: dict[FunctionId, set[FunctionId]] = {}
         primitive_calls: dict[FunctionId, list[Node]] = {}
-        helper_calls: dict[FunctionId, list[tuple[Node, FunctionId]]] = {}
         places: dict[FunctionId, tuple[UnitIndex, Node]] = {}
-        self.called: set[FunctionId] = set()
+        takes_queue: dict[FunctionId, bool] = {}
+
+        def hands_queue(function_id: FunctionId, node: Node) -> bool:
+            found = takes_queue.get(function_id)
+            if found is None:
+                found = takes_queue[function_id] = any(
+                    child.kind == "PARM_DECL" and settings.queue_type in child.type_spelling
+                    for child in node.children()
+                )
+            return found
+
+        self.called_names: set[str] = set()
         for unit in project.kernel_units():
             for call in unit.nodes("CALL_EXPR"):
                 name = call.spelling
-                primitive = settings.primitive(name)
+                self.called_names.add(name)
+                primitive = self.primitive(name)
                 target = None if primitive else self.resolve(unit, name)
-                if not primitive and target is None:
+                # Only calls that can reach a queue matter here: primitives, and calls of functions taking one.
+                if target is None and not primitive:
+                    continue
+                if target is not None and not hands_queue(target[0], target[2]):
                     continue
                 function = unit.enclosing_function(call)
                 if function is None:
@@ -755,34 +838,44 @@ class DmaModel:
                     primitive_calls.setdefault(caller, []).append(call)
                 elif target is not None:
                     callees.setdefault(caller, set()).add(target[0])
-                    helper_calls.setdefault(caller, []).append((call, target[0]))
-                    self.called.add(target[0])
-        # Functions calling queue primitives, then (transitively) the functions calling those.
+        # Functions calling queue primitives; helpers among them take a queue parameter, and (transitively) the
+        # functions calling a helper join them. A call that hands over no queue cannot touch the caller's queues.
         self.dma_functions: set[FunctionId] = {
             caller
             for caller, calls in primitive_calls.items()
-            if not settings.primitive(caller[1])
-            and any(settings.primitive(call.spelling) in ("push", "pop", "flush") for call in calls)
+            if not self.primitive(caller[1])
+            and any(self.primitive(call.spelling) in ("push", "pop", "flush") for call in calls)
+        }
+        self.helpers: set[FunctionId] = {
+            function_id for function_id in self.dma_functions if hands_queue(function_id, places[function_id][1])
         }
         changed = True
         while changed:
             changed = False
             for caller, targets in callees.items():
-                if (
-                    caller not in self.dma_functions
-                    and not settings.primitive(caller[1])
-                    and targets & self.dma_functions
-                ):
+                if caller not in self.dma_functions and not self.primitive(caller[1]) and targets & self.helpers:
                     self.dma_functions.add(caller)
+                    if hands_queue(caller, places[caller][1]):
+                        self.helpers.add(caller)
                     changed = True
-        self.functions: dict[FunctionId, FunctionFacts] = {}
+        self.places = places
+        self._facts: dict[FunctionId, FunctionFacts] = {}
+        # Functions a macro stamps out several times (one per type) with the same queue calls walk alike: the first
+        # stands for the others, so a finding is reported once, at the first expansion.
+        self.copies: dict[FunctionId, FunctionId] = {}
+        first_of: dict[tuple[Any, ...], FunctionId] = {}
         for function_id in sorted(self.dma_functions):
-            unit, node = places[function_id]
-            offsets = [call.start_offset for call in primitive_calls.get(function_id, ())]
-            offsets += [
-                call.start_offset for call, target in helper_calls.get(function_id, ()) if target in self.dma_functions
-            ]
-            self.functions[function_id] = FunctionFacts(function_id[1], unit, node, offsets)
+            node = places[function_id][1]
+            if not node.is_macro_expansion:
+                continue
+            place = node.spelling_start
+            calls = tuple(sorted(call.spelling for call in primitive_calls.get(function_id, ())))
+            helpers = tuple(sorted(callees.get(function_id, set()) & self.helpers))
+            signature = (place.path, place.offset, calls, helpers)
+            if signature in first_of:
+                self.copies[function_id] = first_of[signature]
+            else:
+                first_of[signature] = function_id
         self._summaries: dict[FunctionId, list[tuple[dict[str, Level], State | None]]] = {}
         self._active: set[FunctionId] = set()
 
@@ -796,9 +889,30 @@ class DmaModel:
             return None
         return ((found[1].path, name), found[0], found[1])
 
+    def primitive(self, name: str) -> str:
+        found = self._primitives.get(name)
+        if found is None:
+            found = self._primitives[name] = self.settings.primitive(name)
+        return found
+
+    def _acts_on_queues(self, unit: UnitIndex, name: str) -> bool:
+        if self.primitive(name):
+            return True
+        target = self.resolve(unit, name)
+        return target is not None and target[0] in self.helpers
+
     def helper_for(self, unit: UnitIndex, name: str) -> FunctionFacts | None:
         target = self.resolve(unit, name)
-        return self.functions.get(target[0]) if target is not None else None
+        return self.facts(target[0]) if target is not None and target[0] in self.helpers else None
+
+    def facts(self, function_id: FunctionId) -> FunctionFacts | None:
+        """The function's tree and names, read on first use."""
+        found = self._facts.get(function_id)
+        if found is None and function_id in self.dma_functions:
+            unit, node = self.places[function_id]
+            found = FunctionFacts(function_id[1], unit, node, lambda name: self._acts_on_queues(unit, name))
+            self._facts[function_id] = found
+        return found
 
     def summary(self, callee: FunctionFacts, entry: Callable[[str], Level], depth: int) -> State | None:
         """The state at the callee's exits (joined) when entered with `entry`; None when too deep or recursive."""
@@ -819,7 +933,7 @@ class DmaModel:
         return result
 
     def analyse(self, function_id: FunctionId) -> FunctionDma | None:
-        facts = self.functions.get(function_id)
+        facts = self.facts(function_id)
         if facts is None or facts.body is None:
             return None
         walk = _Walk(self, facts, lambda _key: _EMPTY, 0)
@@ -827,7 +941,7 @@ class DmaModel:
         end: State | None = None
         for exit_node in walk.final_exits:
             end = join(end, walk.exits.get(exit_node))
-        called = function_id in self.called
+        called = function_id[1] in self.called_names
         exits = [state for state in walk.exits.values() if state is not None]
         # A header's function may be called only from files a partial tree does not hold (dma_cache_push).
         in_header = facts.node.path.endswith((".h", ".hpp"))
@@ -847,12 +961,17 @@ class DmaModel:
             final = exit_node in walk.final_exits
             for key, level in sorted((state or {}).items()):
                 if (level.lo if final else level.sure) >= 1 and key not in helper_queues:
-                    pushes = tuple(sorted(level.sites, key=lambda site: (site.path, site.line, site.column)))
-                    in_flight.append(InFlight(Queue(key, names.get(key, key)), exit_node, level.lo, level.hi, pushes))
+                    pushes = tuple(
+                        sorted(
+                            (site.node for site in level.sites), key=lambda site: (site.path, site.line, site.column)
+                        )
+                    )
+                    exit_at = exit_node.node if exit_node is not None else None
+                    in_flight.append(InFlight(Queue(key, names.get(key, key)), exit_at, level.lo, level.hi, pushes))
         # A queue a caller hands over may hold the caller's transfers: only queues the function starts with empty
         # (its own, or any queue of a function nothing in the tree calls: a worker, an entry point) say "nothing".
         flushes = [
-            FlushPoint(queue, node, level.hi, pushed)
+            FlushPoint(queue, node.node, level.hi, pushed)
             for node, (queue, level, pushed) in walk.flushes.items()
             if not (queue.from_parameter and called)
         ]
@@ -873,6 +992,8 @@ def dma_functions(project: Project, settings: DmaSettings) -> list[FunctionDma]:
         model = dma_model(project, settings)
         found = []
         for function_id in sorted(model.dma_functions):
+            if function_id in model.copies:
+                continue
             analysed = model.analyse(function_id)
             if analysed is not None:
                 found.append(analysed)
