@@ -864,7 +864,7 @@ class DmaModel:
         # stands for the others, so a finding is reported once, at the first expansion.
         self.copies: dict[FunctionId, FunctionId] = {}
         first_of: dict[tuple[Any, ...], FunctionId] = {}
-        for function_id in sorted(self.dma_functions):
+        for function_id in sorted(self.dma_functions, key=lambda item: (item[0], places[item][1].line, item[1])):
             node = places[function_id][1]
             if not node.is_macro_expansion:
                 continue
