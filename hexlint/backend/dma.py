@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from hexlint.c.index import Project, UnitIndex, memoized
@@ -1000,9 +1000,3 @@ def dma_functions(project: Project, settings: DmaSettings) -> list[FunctionDma]:
         return found
 
     return memoized(project.memo, ("dma.functions", settings), compute)
-
-
-def exits_in_flight(functions: Iterable[FunctionDma]) -> Iterator[tuple[FunctionDma, InFlight]]:
-    for function in functions:
-        for in_flight in function.in_flight:
-            yield function, in_flight
