@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from hexlint.backend import dispatch, host, kernel_params, loops, pointers, pragmas, trace, trace_regions, vtcm
+from hexlint.backend import dispatch, dma, host, kernel_params, loops, pointers, pragmas, trace, trace_regions, vtcm
 from hexlint.c.index import Project, UnitIndex, included_files, memoized
 from hexlint.c.node import Node
 
@@ -169,6 +169,13 @@ class BackendModel:
     ) -> dict[str, str]:
         """Kernel function -> the DMA wait it always reaches outside a DMA event of its own."""
         return trace_regions.dma_wait_helpers(self.project, settings, wait_functions, dma_events)
+
+    # ------------------------------------------------------------ DMA queues
+
+    def dma_functions(self, settings: dma.DmaSettings) -> list[dma.FunctionDma]:
+        """Every kernel function that touches a DMA queue (directly or through the tree's push/pop helpers), with the
+        transfers in flight at each way out and at each flush."""
+        return dma.dma_functions(self.project, settings)
 
     # ------------------------------------------------------------ loops
 
