@@ -26,6 +26,8 @@ CHECK_MODULES: dict[str, str] = {
     "HX108": "hx108_division_in_loop",
     "HX110": "hx110_macro_backslash_misaligned",
     "HX111": "hx111_macro_backslash_whitespace",
+    "HX114": "hx114_fastdiv_single_use",
+    "HX115": "hx115_worker_shared_write",
     "HX201": "hx201_vector_spill_in_loop",
     "HX202": "hx202_scalar_spill_in_loop",
     "HX203": "hx203_float_promotion",

@@ -1,0 +1,451 @@
+"""Worker functions and the state they write.
+
+A worker is a kernel function handed to a worker runner (`work_queue_run(queue, fn, data, n)` and its legacy name
+`worker_pool_run_func`); every thread of the pool runs it with its own thread index and the same `data`. For each
+worker: its thread-index and context parameters, the struct the context is cast to, and every write in its body
+(and in the helpers it hands the context to, one call deep), classified by what it writes: a file-scope or static
+variable, a field of the shared context, or a per-thread slot (an element picked by an index, or through a pointer
+the worker derived for its own rows).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from hexlint.c.index import Project, UnitIndex, memoized
+from hexlint.c.node import Node
+from hexlint.checks._kernel_params import kernel_call_graph
+from hexlint.checks._trace import kernel_text, settings_from, workers_started_by
+from hexlint.record import record
+
+_WRAPPERS = frozenset({"UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR"})
+_INCREMENTS = frozenset({"++", "--"})
+
+
+@record
+class WorkerSettings:
+    runners: tuple[str, ...]
+    worker_argument: int
+    count_argument: int
+    thread_index_parameter: int
+    context_parameter: int
+    lock_functions: tuple[str, ...]
+    unlock_functions: tuple[str, ...]
+
+
+def worker_settings(options: Mapping[str, Any]) -> WorkerSettings:
+    return WorkerSettings(
+        runners=tuple(options.get("worker_runners", ("work_queue_run", "worker_pool_run_func"))),
+        worker_argument=int(options.get("worker_argument", 1)),
+        count_argument=int(options.get("thread_count_argument", 3)),
+        thread_index_parameter=int(options.get("thread_index_parameter", 1)),
+        context_parameter=int(options.get("context_parameter", 2)),
+        lock_functions=tuple(options.get("lock_functions", ("*_mutex_lock", "*_spin_lock", "*_lock"))),
+        unlock_functions=tuple(options.get("unlock_functions", ("*_mutex_unlock", "*_spin_unlock", "*_unlock"))),
+    )
+
+
+@record
+class Launch:
+    """One hand-over of a worker to the pool: who does it and with which arguments (as written)."""
+
+    launcher: str
+    runner: str
+    data: str
+    count: str
+
+
+@record
+class Write:
+    """An assignment, compound assignment or increment in a worker (or a helper it hands the context to)."""
+
+    kind: str  # "global" | "static" | "shared_field" | "per_thread"
+    node: Node  # the assignment or increment
+    unit: UnitIndex
+    target: str  # the written lvalue as a short text: `g_count`, `ctx->sum`
+    function: str  # the function the write is in (the worker, or a helper)
+    guard: str  # "" | "atomic" (an _Atomic object) | "lock" (between a lock and its unlock) | "single_thread"
+
+
+@record
+class Worker:
+    name: str
+    unit: UnitIndex
+    node: Node
+    thread_index: str  # the parameter's name, "" when the function has too few parameters
+    context: str
+    context_struct: str  # the struct the context pointer is cast to, "" when it is used as `void *`
+    launches: tuple[Launch, ...]
+    writes: tuple[Write, ...]
+
+    @property
+    def runs_on_one_thread(self) -> bool:
+        """Every launch asks for exactly one thread: nothing runs concurrently with it."""
+        return bool(self.launches) and all(launch.count.strip("() ") == "1" for launch in self.launches)
+
+
+def workers(project: Project, options: Mapping[str, Any]) -> list[Worker]:
+    settings = worker_settings(options)
+    return memoized(project.memo, ("backend.workers", settings), lambda: _workers(project, settings))
+
+
+def worker_names(project: Project, options: Mapping[str, Any]) -> frozenset[str]:
+    return frozenset(worker.name for worker in workers(project, options))
+
+
+# ---------------------------------------------------------------- syntax helpers shared with hexlint.backend.fastdiv
+
+
+def function_parents(unit: UnitIndex, function: Node) -> dict[Node, Node]:
+    """Child -> parent for every node of one function definition, from one walk of its subtree."""
+    key = ("backend.function_parents", function.path, function.start_offset)
+    return memoized(unit.memo, key, lambda: _parents(function))
+
+
+def _parents(function: Node) -> dict[Node, Node]:
+    parents: dict[Node, Node] = {}
+    pending = [function]
+    while pending:
+        node = pending.pop()
+        for child in node.children():
+            parents[child] = node
+            pending.append(child)
+    return parents
+
+
+def function_nodes(unit: UnitIndex, function: Node) -> list[Node]:
+    return list(function_parents(unit, function))
+
+
+def parameters(function: Node) -> list[Node]:
+    return [child for child in function.children() if child.kind == "PARM_DECL"]
+
+
+def unwrap(node: Node) -> Node:
+    """The expression without implicit casts, parentheses and C casts."""
+    while node.kind in _WRAPPERS:
+        children = node.children()
+        if not children:
+            break
+        node = children[-1]
+    return node
+
+
+def call_arguments(call: Node) -> list[Node]:
+    """The argument expressions of a CALL_EXPR (its first child is the callee)."""
+    children = call.children()
+    return children[1:] if children else []
+
+
+# ---------------------------------------------------------------- discovery
+
+
+def _workers(project: Project, settings: WorkerSettings) -> list[Worker]:
+    text = kernel_text(project)
+    trace_settings = settings_from({"worker_runners": settings.runners, "worker_argument": settings.worker_argument})
+    callers: dict[str, set[str]] = {}
+    for caller, callees in kernel_call_graph(project).items():
+        for callee in callees:
+            callers.setdefault(callee, set()).add(caller)
+    launches: dict[str, list[Launch]] = {}
+    for function in sorted(text.functions):
+        started = workers_started_by(text, function, trace_settings, callers)
+        if not started:
+            continue
+        for runner, arguments in text.calls_with_arguments(function, settings.runners):
+            named = arguments[settings.worker_argument].lstrip("&( ").rstrip(") ") if len(arguments) > 1 else ""
+            # A worker named in the call is that call's; one passed through a variable may be any of those started.
+            launched = [named] if named in started else started
+            data_index = settings.worker_argument + 1
+            data = arguments[data_index] if len(arguments) > data_index else ""
+            count = arguments[settings.count_argument] if len(arguments) > settings.count_argument else ""
+            for worker in launched:
+                launch = Launch(function, runner, data, count)
+                if launch not in launches.setdefault(worker, []):
+                    launches[worker].append(launch)
+    found = []
+    for name in sorted(launches):
+        unit, node = text.functions[name]
+        found.append(_worker(unit, node, tuple(launches[name]), settings, text.functions))
+    return found
+
+
+def _worker(
+    unit: UnitIndex,
+    node: Node,
+    launches: tuple[Launch, ...],
+    settings: WorkerSettings,
+    functions: Mapping[str, tuple[UnitIndex, Node]],
+) -> Worker:
+    params = parameters(node)
+    thread_index = params[settings.thread_index_parameter] if len(params) > settings.thread_index_parameter else None
+    context = params[settings.context_parameter] if len(params) > settings.context_parameter else None
+    scan = _WriteScan(unit, node, context, thread_index, settings)
+    writes = list(scan.writes())
+    for helper_name, index in scan.helper_calls():
+        if helper_name == node.spelling or helper_name not in functions:
+            continue
+        helper_unit, helper = functions[helper_name]
+        helper_params = parameters(helper)
+        if index >= len(helper_params):
+            continue
+        helper_scan = _WriteScan(helper_unit, helper, helper_params[index], None, settings)
+        for write in helper_scan.writes():
+            if write.kind in ("shared_field", "per_thread") and write not in writes:
+                writes.append(write)
+    return Worker(
+        name=node.spelling,
+        unit=unit,
+        node=node,
+        thread_index=thread_index.spelling if thread_index is not None else "",
+        context=context.spelling if context is not None else "",
+        context_struct=scan.context_struct,
+        launches=launches,
+        writes=tuple(writes),
+    )
+
+
+class _WriteScan:
+    """The writes of one function, with `context` the pointer every thread shares (a parameter) and its aliases."""
+
+    def __init__(
+        self,
+        unit: UnitIndex,
+        function: Node,
+        context: Node | None,
+        thread_index: Node | None,
+        settings: WorkerSettings,
+    ) -> None:
+        self.unit = unit
+        self.function = function
+        self.settings = settings
+        self.parents = function_parents(unit, function)
+        self.nodes = sorted(self.parents, key=lambda node: node.start_offset)
+        self.thread_index = thread_index
+        self.shared: set[Node] = set()  # declarations that point at the shared context (or a sub-struct of it)
+        self.per_thread: set[Node] = set()  # declarations that point at one thread's slot of it
+        self.context_struct = ""
+        if context is not None:
+            self.shared.add(context)
+            self._find_aliases()
+
+    def _find_aliases(self) -> None:
+        # Declarations in source order: `struct x *ctx = data; struct y *s = &ctx->slots[ith];`.
+        for node in self.nodes:
+            if node.kind != "VAR_DECL":
+                continue
+            initialiser = _initialiser(node)
+            if initialiser is None:
+                continue
+            source = unwrap(initialiser)
+            if source.kind == "DECL_REF_EXPR" and source.referenced in self.shared:
+                if node.type_kind == "POINTER":
+                    self.shared.add(node)
+                    declaration = node.type_declaration
+                    if not self.context_struct and declaration is not None and declaration.spelling:
+                        self.context_struct = declaration.spelling
+                continue
+            if source.kind == "MEMBER_REF_EXPR" and _points_to_record(node):
+                # `struct htp_ops_context * octx = ctx->octx;`: a struct every thread reaches through the context.
+                root, path = lvalue_path(source)
+                if root is not None and root in self.shared and path and path[0][0] == "member":
+                    if any(step[0] == "index" for step in path):
+                        self.per_thread.add(node)
+                    else:
+                        self.shared.add(node)
+                continue
+            if source.kind == "UNARY_OPERATOR" and source.unary_operator == "&":
+                operand = source.children()
+                if not operand:
+                    continue
+                root, path = lvalue_path(operand[0])
+                if root is None or root not in self.shared or not path or path[0][0] != "member":
+                    continue
+                if any(step[0] == "index" for step in path):
+                    self.per_thread.add(node)
+                else:
+                    self.shared.add(node)
+
+    def writes(self) -> Iterator[Write]:
+        for node in self.nodes:
+            target = _written_lvalue(node)
+            if target is None:
+                continue
+            write = self._classify(node, target)
+            if write is not None:
+                yield write
+
+    def _classify(self, node: Node, target: Node) -> Write | None:
+        root, path = lvalue_path(target)
+        if root is None:
+            return None
+        text = _lvalue_text(self.unit, target)
+        if root.kind == "VAR_DECL" and root not in self.shared and root not in self.per_thread:
+            storage = _storage(self.unit, root)
+            if storage is None:
+                return None  # an automatic local: this thread's own
+            if root.type_kind == "POINTER" and path and path[0][0] in ("index", "deref"):
+                return None  # a store through a global pointer lands in a buffer, like `dst[ir]`
+            if self._indexed_by_thread(path):
+                return Write("per_thread", node, self.unit, text, self.function.spelling, "")
+            return Write(storage, node, self.unit, text, self.function.spelling, self._guard(node, target))
+        if root in self.per_thread:
+            return Write("per_thread", node, self.unit, text, self.function.spelling, "")
+        if root not in self.shared or not path or path[0][0] != "member":
+            return None  # a local, or data a pointer parameter points at
+        indices = [step[1] for step in path if step[0] == "index"]
+        if indices and not all(index.constant_value is not None for index in indices):
+            return Write("per_thread", node, self.unit, text, self.function.spelling, "")
+        return Write("shared_field", node, self.unit, text, self.function.spelling, self._guard(node, target))
+
+    def _indexed_by_thread(self, path: list[tuple[str, Any]]) -> bool:
+        if self.thread_index is None:
+            return False
+        for step in path:
+            if step[0] == "index" and any(
+                ref.kind == "DECL_REF_EXPR" and ref.referenced == self.thread_index for ref in step[1].walk()
+            ):
+                return True
+        return False
+
+    def _guard(self, node: Node, target: Node) -> str:
+        if "_Atomic" in target.type_spelling or target.type_spelling.startswith("atomic_"):
+            return "atomic"
+        if self._under_lock(node):
+            return "lock"
+        if self._single_thread(node):
+            return "single_thread"
+        return ""
+
+    def _under_lock(self, node: Node) -> bool:
+        """The last lock or unlock call before the write (in source order) is a lock."""
+        state = ""
+        for call in self.nodes:
+            if call.start_offset >= node.start_offset:
+                break
+            if call.kind != "CALL_EXPR":
+                continue
+            if _matches(call.spelling, self.settings.unlock_functions):
+                state = "unlock"
+            elif _matches(call.spelling, self.settings.lock_functions):
+                state = "lock"
+        return state == "lock"
+
+    def _single_thread(self, node: Node) -> bool:
+        """Inside `if (ith == 0)` (the thread index compared for equality with a constant): one writer only."""
+        if self.thread_index is None:
+            return False
+        child = node
+        parent = self.parents.get(child)
+        while parent is not None:
+            if parent.kind == "IF_STMT":
+                parts = parent.children()
+                if len(parts) >= 2 and parts[1] == child and _is_thread_test(parts[0], self.thread_index):
+                    return True
+            child, parent = parent, self.parents.get(parent)
+        return False
+
+    def helper_calls(self) -> Iterator[tuple[str, int]]:
+        """(callee, parameter index) for each call that hands the shared context (or an alias) to a function."""
+        for node in self.nodes:
+            if node.kind != "CALL_EXPR" or not node.spelling:
+                continue
+            for index, argument in enumerate(call_arguments(node)):
+                value = unwrap(argument)
+                if value.kind == "DECL_REF_EXPR" and value.referenced in self.shared:
+                    yield node.spelling, index
+
+
+def _points_to_record(declaration: Node) -> bool:
+    if declaration.type_kind != "POINTER":
+        return False
+    record_node = declaration.type_declaration
+    return record_node is not None and record_node.kind in ("STRUCT_DECL", "UNION_DECL")
+
+
+def _initialiser(declaration: Node) -> Node | None:
+    children = [child for child in declaration.children() if child.kind not in ("TYPE_REF", "STRUCT_DECL")]
+    children = [child for child in children if not child.kind.endswith("_ATTR")]
+    return children[-1] if children else None
+
+
+def _written_lvalue(node: Node) -> Node | None:
+    """The lvalue an assignment, compound assignment or increment/decrement writes."""
+    if node.kind == "BINARY_OPERATOR":
+        if node.binary_operator != "=":
+            return None
+    elif node.kind == "COMPOUND_ASSIGNMENT_OPERATOR":
+        pass
+    elif node.kind == "UNARY_OPERATOR":
+        if node.unary_operator not in _INCREMENTS:
+            return None
+    else:
+        return None
+    children = node.children()
+    return children[0] if children else None
+
+
+def lvalue_path(expression: Node) -> tuple[Node | None, list[tuple[str, Any]]]:
+    """The declaration an lvalue starts from and the steps to it, outermost last: `ctx->part[i].n` ->
+    (ctx, [("member", "part"), ("index", i), ("member", "n")])."""
+    steps: list[tuple[str, Any]] = []
+    node = unwrap(expression)
+    while True:
+        if node.kind == "MEMBER_REF_EXPR":
+            children = node.children()
+            steps.append(("member", node.spelling))
+            if not children:
+                return None, []
+            node = unwrap(children[0])
+        elif node.kind == "ARRAY_SUBSCRIPT_EXPR":
+            children = node.children()
+            if len(children) != 2:
+                return None, []
+            steps.append(("index", children[1]))
+            node = unwrap(children[0])
+        elif node.kind == "UNARY_OPERATOR" and node.unary_operator == "*":
+            children = node.children()
+            if not children:
+                return None, []
+            steps.append(("deref", None))
+            node = unwrap(children[0])
+        elif node.kind == "DECL_REF_EXPR":
+            steps.reverse()
+            return node.referenced, steps
+        else:
+            return None, []
+
+
+def _storage(unit: UnitIndex, declaration: Node) -> str | None:
+    """ "global" for a file-scope variable, "static" for a static local, None for an automatic one."""
+    if unit.enclosing_function(declaration) is None:
+        return "global"
+    tokens = declaration.tokens()
+    name = declaration.spelling
+    before = tokens[: tokens.index(name)] if name in tokens else tokens
+    return "static" if "static" in before else None
+
+
+def _is_thread_test(condition: Node, thread_index: Node) -> bool:
+    condition = unwrap(condition)
+    if condition.kind != "BINARY_OPERATOR" or condition.binary_operator != "==":
+        return False
+    left, right = (unwrap(part) for part in condition.children())
+    for variable, constant in ((left, right), (right, left)):
+        if variable.kind == "DECL_REF_EXPR" and variable.referenced == thread_index:
+            return constant.constant_value is not None
+    return False
+
+
+def _lvalue_text(unit: UnitIndex, target: Node) -> str:
+    data = unit.source_bytes(target.path)
+    start, end = target.start_offset, target.end_offset
+    if target.is_macro_expansion or not 0 <= start < end <= len(data) or end - start > 60:
+        return target.spelling or "this lvalue"
+    return " ".join(data[start:end].decode("utf-8", "replace").split())
+
+
+def _matches(name: str, patterns: Iterable[str]) -> bool:
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
