@@ -54,7 +54,7 @@ def test_scope_is_file_or_project_and_cross_file_rules_say_project() -> None:
     assert set(scopes.values()) <= {"file", "project"}
     # Host writes and kernel reads, dispatch tables and trace helpers live in different files.
     project_rules = {code for code, scope in scopes.items() if scope == "project"}
-    assert project_rules == {"HX101", "HX102", "HX103", "HX106", "HX107"}
+    assert project_rules == {"HX101", "HX102", "HX103", "HX106", "HX107", "HX114", "HX115"}
 
 
 def test_selectors_resolve_from_file_names_that_must_name_the_rule(tmp_path: Path) -> None:
