@@ -251,7 +251,7 @@ class _WriteScan:
                 # `struct htp_ops_context * octx = ctx->octx;`: a struct every thread reaches through the context.
                 root, path = lvalue_path(source)
                 if root is not None and root in self.shared and path and path[0][0] == "member":
-                    if any(step[0] == "index" for step in path):
+                    if _per_thread_path(path):
                         self.per_thread.add(node)
                     else:
                         self.shared.add(node)
@@ -263,7 +263,7 @@ class _WriteScan:
                 root, path = lvalue_path(operand[0])
                 if root is None or root not in self.shared or not path or path[0][0] != "member":
                     continue
-                if any(step[0] == "index" for step in path):
+                if _per_thread_path(path):
                     self.per_thread.add(node)
                 else:
                     self.shared.add(node)
@@ -295,8 +295,7 @@ class _WriteScan:
             return Write("per_thread", node, self.unit, text, self.function.spelling, "")
         if root not in self.shared or not path or path[0][0] != "member":
             return None  # a local, or data a pointer parameter points at
-        indices = [step[1] for step in path if step[0] == "index"]
-        if indices and not all(index.constant_value is not None for index in indices):
+        if _per_thread_path(path):
             return Write("per_thread", node, self.unit, text, self.function.spelling, "")
         return Write("shared_field", node, self.unit, text, self.function.spelling, self._guard(node, target))
 
@@ -334,7 +333,8 @@ class _WriteScan:
         return state == "lock"
 
     def _single_thread(self, node: Node) -> bool:
-        """Inside `if (ith == 0)` (the thread index compared for equality with a constant): one writer only."""
+        """Only one thread gets here: inside `if (ith == k)` (`&&` other conditions allowed), or after an
+        `if (ith != k) return;` (or `if (ith) return;`) at the top level of the function body."""
         if self.thread_index is None:
             return False
         child = node
@@ -342,8 +342,14 @@ class _WriteScan:
         while parent is not None:
             if parent.kind == "IF_STMT":
                 parts = parent.children()
-                if len(parts) >= 2 and parts[1] == child and _is_thread_test(parts[0], self.thread_index):
+                if len(parts) >= 2 and parts[1] == child and _selects_one_thread(parts[0], self.thread_index):
                     return True
+            if parent.kind == "COMPOUND_STMT" and self.parents.get(parent) == self.function:
+                for statement in parent.children():
+                    if statement == child:
+                        break
+                    if _returns_unless_one_thread(statement, self.thread_index):
+                        return True
             child, parent = parent, self.parents.get(parent)
         return False
 
@@ -356,6 +362,11 @@ class _WriteScan:
                 value = unwrap(argument)
                 if value.kind == "DECL_REF_EXPR" and value.referenced in self.shared:
                     yield node.spelling, index
+
+
+def _per_thread_path(path: list[tuple[str, Any]]) -> bool:
+    """A step picks an element by a run-time index (`part[ith]`, `dst[ir]`): each thread its own; `part[0]` is not."""
+    return any(step[0] == "index" and step[1].constant_value is None for step in path)
 
 
 def _points_to_record(declaration: Node) -> bool:
@@ -428,15 +439,60 @@ def _storage(unit: UnitIndex, declaration: Node) -> str | None:
     return "static" if "static" in before else None
 
 
-def _is_thread_test(condition: Node, thread_index: Node) -> bool:
+def _selects_one_thread(condition: Node, thread_index: Node) -> bool:
+    """`ith == k` with `k` not naming the thread index (exactly one thread passes), possibly `&&` something else."""
     condition = unwrap(condition)
-    if condition.kind != "BINARY_OPERATOR" or condition.binary_operator != "==":
+    if condition.kind != "BINARY_OPERATOR":
         return False
-    left, right = (unwrap(part) for part in condition.children())
-    for variable, constant in ((left, right), (right, left)):
-        if variable.kind == "DECL_REF_EXPR" and variable.referenced == thread_index:
-            return constant.constant_value is not None
+    parts = [unwrap(part) for part in condition.children()]
+    if len(parts) != 2:
+        return False
+    operator = condition.binary_operator
+    if operator == "&&":
+        return any(_selects_one_thread(part, thread_index) for part in parts)
+    return operator == "==" and _thread_index_against_other(parts, thread_index)
+
+
+def _returns_unless_one_thread(statement: Node, thread_index: Node) -> bool:
+    """`if (ith != k) return;`, `if (ith > 0) return;`, `if (ith) return;`: every thread but one leaves."""
+    if statement.kind != "IF_STMT":
+        return False
+    parts = statement.children()
+    if len(parts) != 2:
+        return False
+    body = parts[1]
+    if body.kind == "COMPOUND_STMT":
+        inner = body.children()
+        body = inner[0] if len(inner) == 1 else body
+    if body.kind != "RETURN_STMT":
+        return False
+    condition = unwrap(parts[0])
+    if _is_thread_index(condition, thread_index):
+        return True
+    if condition.kind != "BINARY_OPERATOR":
+        return False
+    sides = [unwrap(part) for part in condition.children()]
+    if len(sides) != 2:
+        return False
+    operator = condition.binary_operator
+    if operator == "!=":
+        return _thread_index_against_other(sides, thread_index)
+    if operator == ">":
+        return _is_thread_index(sides[0], thread_index) and sides[1].constant_value == 0
     return False
+
+
+def _thread_index_against_other(sides: list[Node], thread_index: Node) -> bool:
+    for variable, other in ((sides[0], sides[1]), (sides[1], sides[0])):
+        if _is_thread_index(variable, thread_index) and not any(
+            _is_thread_index(node, thread_index) for node in other.walk()
+        ):
+            return True
+    return False
+
+
+def _is_thread_index(node: Node, thread_index: Node) -> bool:
+    return node.kind == "DECL_REF_EXPR" and node.referenced == thread_index
 
 
 def _lvalue_text(unit: UnitIndex, target: Node) -> str:
