@@ -107,7 +107,7 @@ class _Flows:
         self.divisions: list[DivisionUse] = []
         self.escapes: list[str] = []
         self.seen: set[tuple[Any, ...]] = set()
-        context = _Context(unit, function, call, "")
+        context = _Context(unit, function, call, _cached(unit, function, call))
         self._flow_from(unit, function, call, context, 0)
         arguments = call_arguments(call)
         divisor = _source_text(unit, arguments[0]) if arguments else ""
@@ -306,6 +306,27 @@ class _Flows:
             graph = kernel_call_graph(self.project)
             self._from_workers = {name for worker in self.workers for name in reachable(graph, worker)}
         return self._from_workers
+
+
+def _cached(unit: UnitIndex, function: Node, call: Node) -> str:
+    """Why a value stored through a pointer under an `if` (`if (n != octx->n) octx->div = init(n);`) is reused: it
+    is a cache kept across calls, recomputed only when the divisor changes ("" when the store is not such)."""
+    parents = function_parents(unit, function)
+    node = parents.get(call)
+    while node is not None and node.kind in _CLIMB_KINDS | {"CONDITIONAL_OPERATOR"}:
+        node = parents.get(node)
+    if node is None or node.kind != "BINARY_OPERATOR" or node.binary_operator != "=":
+        return ""
+    target = unwrap(node.children()[0])
+    base = target.children()[0] if target.kind == "MEMBER_REF_EXPR" and target.children() else None
+    if base is None or unwrap(base).type_kind != "POINTER":
+        return ""
+    while node is not None and node != function:
+        parent = parents.get(node)
+        if parent is not None and parent.kind == "IF_STMT" and parent.children() and parent.children()[0] != node:
+            return f"the value is kept through a pointer and re-initialised only under the `if` at line {parent.line}"
+        node = parent
+    return ""
 
 
 def _designator(node: Node) -> Node | None:
