@@ -11,6 +11,7 @@ the worker derived for its own rows).
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -22,6 +23,8 @@ from hexlint.record import record
 
 _WRAPPERS = frozenset({"UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR"})
 _INCREMENTS = frozenset({"++", "--"})
+# A member chain with subscripts: `actx->partial[ith].sum`.
+_LVALUE = re.compile(rb"[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|\s*\[[^\]\n]*\])*")
 
 
 @record
@@ -105,13 +108,13 @@ def function_parents(unit: UnitIndex, function: Node) -> dict[Node, Node]:
 
 
 def _parents(function: Node) -> dict[Node, Node]:
+    """In pre-order (source order, also for the nodes a macro expands to, which all share one offset)."""
     parents: dict[Node, Node] = {}
-    pending = [function]
+    pending = [(child, function) for child in reversed(function.children())]
     while pending:
-        node = pending.pop()
-        for child in node.children():
-            parents[child] = node
-            pending.append(child)
+        node, parent = pending.pop()
+        parents[node] = parent
+        pending.extend((child, node) for child in reversed(node.children()))
     return parents
 
 
@@ -222,7 +225,7 @@ class _WriteScan:
         self.function = function
         self.settings = settings
         self.parents = function_parents(unit, function)
-        self.nodes = sorted(self.parents, key=lambda node: node.start_offset)
+        self.nodes = list(self.parents)  # pre-order: source order
         self.thread_index = thread_index
         self.shared: set[Node] = set()  # declarations that point at the shared context (or a sub-struct of it)
         self.per_thread: set[Node] = set()  # declarations that point at one thread's slot of it
@@ -322,7 +325,7 @@ class _WriteScan:
         """The last lock or unlock call before the write (in source order) is a lock."""
         state = ""
         for call in self.nodes:
-            if call.start_offset >= node.start_offset:
+            if call == node:
                 break
             if call.kind != "CALL_EXPR":
                 continue
@@ -496,11 +499,29 @@ def _is_thread_index(node: Node, thread_index: Node) -> bool:
 
 
 def _lvalue_text(unit: UnitIndex, target: Node) -> str:
+    """The lvalue as written; inside a macro body, the member chain read from where its first token is spelled."""
+    if target.is_macro_expansion:
+        place = target.spelling_start
+        data = unit.source_bytes(place.path) if place.path else b""
+        match = _LVALUE.match(data, place.offset) if data else None
+        text = match.group(0).decode("utf-8", "replace") if match else ""
+        return " ".join(text.split()) or target.spelling or "this lvalue"
     data = unit.source_bytes(target.path)
     start, end = target.start_offset, target.end_offset
-    if target.is_macro_expansion or not 0 <= start < end <= len(data) or end - start > 60:
+    if not 0 <= start < end <= len(data) or end - start > 60:
         return target.spelling or "this lvalue"
     return " ".join(data[start:end].decode("utf-8", "replace").split())
+
+
+def written_place(write: Write) -> tuple[str, int, int]:
+    """Where the write is spelled: inside the #define for a write a macro body produced (one place, however many
+    workers the macro stamps out)."""
+    node = write.node
+    if node.is_macro_expansion:
+        place = node.spelling_start
+        if place.path:
+            return place.path, place.line, place.column
+    return node.path, node.line, node.column
 
 
 def _matches(name: str, patterns: Iterable[str]) -> bool:

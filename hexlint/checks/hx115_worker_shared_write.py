@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from hexlint.backend.workers import Worker, Write, workers
+from hexlint.backend.workers import Worker, Write, workers, written_place
 from hexlint.c.index import Project
 from hexlint.checks._c_helpers import diagnostic_at, node_span
-from hexlint.core import Diagnostic, Related
+from hexlint.core import Diagnostic, Related, Span
+from hexlint.registry import diagnostic
 
 CODE = "HX115"
 _WHAT = {
@@ -27,11 +28,27 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
         for write in worker.writes:
             if write.kind not in _WHAT or write.guard in allowed_guards:
                 continue
-            key = (write.node.path, write.node.line, write.node.column)
-            if key in reported:
-                continue  # a helper shared by several workers: one finding at the write
-            reported.add(key)
-            yield diagnostic_at(CODE, write.unit, write.node, _message(worker.name, write), _related(worker, write))
+            place = written_place(write)
+            if place in reported:
+                continue  # a helper shared by several workers, or a macro stamping out several: one finding
+            reported.add(place)
+            yield _finding(worker, write, place)
+
+
+def _finding(worker: Worker, write: Write, place: tuple[str, int, int]) -> Diagnostic:
+    message = _message(worker.name, write)
+    related = _related(worker, write)
+    if place == (write.node.path, write.node.line, write.node.column):
+        return diagnostic_at(CODE, write.unit, write.node, message, related)
+    path, line, column = place
+    related.append(Related(node_span(write.node), "expanded from this macro use"))
+    return diagnostic(
+        CODE,
+        message,
+        Span(path, line, column),
+        related=tuple(related),
+        fingerprint_text=write.unit.source_line(path, line).strip().rstrip("\\").strip(),
+    )
 
 
 def _message(worker: str, write: Write) -> str:
