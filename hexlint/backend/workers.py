@@ -513,10 +513,9 @@ def _lvalue_text(unit: UnitIndex, target: Node) -> str:
     return " ".join(data[start:end].decode("utf-8", "replace").split())
 
 
-def written_place(write: Write) -> tuple[str, int, int]:
-    """Where the write is spelled: inside the #define for a write a macro body produced (one place, however many
-    workers the macro stamps out)."""
-    node = write.node
+def spelled_place(node: Node) -> tuple[str, int, int]:
+    """Where a node is spelled: inside the #define for code a macro body produced (one place, however many
+    functions the macro stamps out)."""
     if node.is_macro_expansion:
         place = node.spelling_start
         if place.path:

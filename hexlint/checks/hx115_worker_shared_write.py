@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from hexlint.backend.workers import Worker, Write, workers, written_place
+from hexlint.backend.workers import Worker, Write, spelled_place, workers
 from hexlint.c.index import Project
 from hexlint.checks._c_helpers import diagnostic_at, node_span
 from hexlint.core import Diagnostic, Related, Span
@@ -28,7 +28,7 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
         for write in worker.writes:
             if write.kind not in _WHAT or write.guard in allowed_guards:
                 continue
-            place = written_place(write)
+            place = spelled_place(write.node)
             if place in reported:
                 continue  # a helper shared by several workers, or a macro stamping out several: one finding
             reported.add(place)
