@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hexlint.backend.workers import call_arguments, function_parents, parameters, unwrap, worker_names
+from hexlint.backend.workers import call_arguments, function_parents, parameters, worker_names
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
 from hexlint.checks._c_helpers import LoopRegion, NodePlace, loop_regions
@@ -197,7 +197,7 @@ class _Flows:
         self._uses_of_variable(callee_unit, callee_node, params[index], inner, depth + 1)
 
     def _flow_to_lvalue(self, unit: UnitIndex, function: Node, lvalue: Node, context: _Context, depth: int) -> None:
-        target = unwrap(lvalue)
+        target = lvalue.unwrapped()
         if target.kind == "DECL_REF_EXPR":
             declaration = target.referenced
             if declaration is not None and declaration.kind in ("VAR_DECL", "PARM_DECL"):
@@ -317,9 +317,9 @@ def _cached(unit: UnitIndex, function: Node, call: Node) -> str:
         node = parents.get(node)
     if node is None or node.kind != "BINARY_OPERATOR" or node.binary_operator != "=":
         return ""
-    target = unwrap(node.children()[0])
+    target = node.children()[0].unwrapped()
     base = target.children()[0] if target.kind == "MEMBER_REF_EXPR" and target.children() else None
-    if base is None or unwrap(base).type_kind != "POINTER":
+    if base is None or base.unwrapped().type_kind != "POINTER":
         return ""
     while node is not None and node != function:
         parent = parents.get(node)

@@ -19,9 +19,8 @@ from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
 from hexlint.checks._kernel_params import kernel_call_graph
 from hexlint.checks._trace import kernel_text, settings_from, workers_started_by
-from hexlint.record import record
+from hexlint.record import record, replace
 
-_WRAPPERS = frozenset({"UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR"})
 _INCREMENTS = frozenset({"++", "--"})
 # A member chain with subscripts: `actx->partial[ith].sum`.
 _LVALUE = re.compile(rb"[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|\s*\[[^\]\n]*\])*")
@@ -118,22 +117,8 @@ def _parents(function: Node) -> dict[Node, Node]:
     return parents
 
 
-def function_nodes(unit: UnitIndex, function: Node) -> list[Node]:
-    return list(function_parents(unit, function))
-
-
 def parameters(function: Node) -> list[Node]:
     return [child for child in function.children() if child.kind == "PARM_DECL"]
-
-
-def unwrap(node: Node) -> Node:
-    """The expression without implicit casts, parentheses and C casts."""
-    while node.kind in _WRAPPERS:
-        children = node.children()
-        if not children:
-            break
-        node = children[-1]
-    return node
 
 
 def call_arguments(call: Node) -> list[Node]:
@@ -187,7 +172,7 @@ def _worker(
     context = params[settings.context_parameter] if len(params) > settings.context_parameter else None
     scan = _WriteScan(unit, node, context, thread_index, settings)
     writes = list(scan.writes())
-    for helper_name, index in scan.helper_calls():
+    for helper_name, index, call_guard in scan.helper_calls():
         if helper_name == node.spelling or helper_name not in functions:
             continue
         helper_unit, helper = functions[helper_name]
@@ -196,7 +181,11 @@ def _worker(
             continue
         helper_scan = _WriteScan(helper_unit, helper, helper_params[index], None, settings)
         for write in helper_scan.writes():
-            if write.kind in ("shared_field", "per_thread") and write not in writes:
+            if write.kind not in ("shared_field", "per_thread"):
+                continue
+            if call_guard and not write.guard:
+                write = replace(write, guard=call_guard)  # `if (ith == 0) finish(ctx);`: the call is guarded
+            if write not in writes:
                 writes.append(write)
     return Worker(
         name=node.spelling,
@@ -242,7 +231,7 @@ class _WriteScan:
             initialiser = _initialiser(node)
             if initialiser is None:
                 continue
-            source = unwrap(initialiser)
+            source = initialiser.unwrapped()
             if source.kind == "DECL_REF_EXPR" and source.referenced in self.shared:
                 if node.type_kind == "POINTER":
                     self.shared.add(node)
@@ -356,15 +345,17 @@ class _WriteScan:
             child, parent = parent, self.parents.get(parent)
         return False
 
-    def helper_calls(self) -> Iterator[tuple[str, int]]:
-        """(callee, parameter index) for each call that hands the shared context (or an alias) to a function."""
+    def helper_calls(self) -> Iterator[tuple[str, int, str]]:
+        """(callee, parameter index, guard of the call) for each call that hands the shared context (or an alias)
+        to a function."""
         for node in self.nodes:
             if node.kind != "CALL_EXPR" or not node.spelling:
                 continue
             for index, argument in enumerate(call_arguments(node)):
-                value = unwrap(argument)
+                value = argument.unwrapped()
                 if value.kind == "DECL_REF_EXPR" and value.referenced in self.shared:
-                    yield node.spelling, index
+                    guard = "lock" if self._under_lock(node) else "single_thread" if self._single_thread(node) else ""
+                    yield node.spelling, index, guard
 
 
 def _per_thread_path(path: list[tuple[str, Any]]) -> bool:
@@ -405,26 +396,26 @@ def lvalue_path(expression: Node) -> tuple[Node | None, list[tuple[str, Any]]]:
     """The declaration an lvalue starts from and the steps to it, outermost last: `ctx->part[i].n` ->
     (ctx, [("member", "part"), ("index", i), ("member", "n")])."""
     steps: list[tuple[str, Any]] = []
-    node = unwrap(expression)
+    node = expression.unwrapped()
     while True:
         if node.kind == "MEMBER_REF_EXPR":
             children = node.children()
             steps.append(("member", node.spelling))
             if not children:
                 return None, []
-            node = unwrap(children[0])
+            node = children[0].unwrapped()
         elif node.kind == "ARRAY_SUBSCRIPT_EXPR":
             children = node.children()
             if len(children) != 2:
                 return None, []
             steps.append(("index", children[1]))
-            node = unwrap(children[0])
+            node = children[0].unwrapped()
         elif node.kind == "UNARY_OPERATOR" and node.unary_operator == "*":
             children = node.children()
             if not children:
                 return None, []
             steps.append(("deref", None))
-            node = unwrap(children[0])
+            node = children[0].unwrapped()
         elif node.kind == "DECL_REF_EXPR":
             steps.reverse()
             return node.referenced, steps
@@ -444,10 +435,10 @@ def _storage(unit: UnitIndex, declaration: Node) -> str | None:
 
 def _selects_one_thread(condition: Node, thread_index: Node) -> bool:
     """`ith == k` with `k` not naming the thread index (exactly one thread passes), possibly `&&` something else."""
-    condition = unwrap(condition)
+    condition = condition.unwrapped()
     if condition.kind != "BINARY_OPERATOR":
         return False
-    parts = [unwrap(part) for part in condition.children()]
+    parts = [part.unwrapped() for part in condition.children()]
     if len(parts) != 2:
         return False
     operator = condition.binary_operator
@@ -469,12 +460,12 @@ def _returns_unless_one_thread(statement: Node, thread_index: Node) -> bool:
         body = inner[0] if len(inner) == 1 else body
     if body.kind != "RETURN_STMT":
         return False
-    condition = unwrap(parts[0])
+    condition = parts[0].unwrapped()
     if _is_thread_index(condition, thread_index):
         return True
     if condition.kind != "BINARY_OPERATOR":
         return False
-    sides = [unwrap(part) for part in condition.children()]
+    sides = [part.unwrapped() for part in condition.children()]
     if len(sides) != 2:
         return False
     operator = condition.binary_operator
