@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hexlint.backend.workers import call_arguments, function_parents, parameters, worker_names
+from hexlint.backend.workers import call_arguments, function_parents, parameters, worker_names, worker_settings
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
 from hexlint.checks._c_helpers import LoopRegion, NodePlace, loop_regions
@@ -66,7 +66,7 @@ class FastdivInit:
 
 def fastdiv_inits(project: Project, options: Mapping[str, Any]) -> list[FastdivInit]:
     names = fastdiv_names(options)
-    key = ("backend.fastdiv", names, tuple(options.get("worker_runners", ())))
+    key = ("backend.fastdiv", names, worker_settings(options))
     return memoized(project.memo, key, lambda: _Flows(project, names, options).all_inits())
 
 

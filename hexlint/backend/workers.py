@@ -10,6 +10,7 @@ the worker derived for its own rows).
 
 from __future__ import annotations
 
+import bisect
 import fnmatch
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -22,6 +23,8 @@ from hexlint.checks._trace import kernel_text, settings_from, workers_started_by
 from hexlint.record import record, replace
 
 _INCREMENTS = frozenset({"++", "--"})
+_WRITE_KINDS = ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR", "UNARY_OPERATOR")
+_STATIC = re.compile(rb"\bstatic\b")
 # A member chain with subscripts: `actx->partial[ith].sum`.
 _LVALUE = re.compile(rb"[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|\s*\[[^\]\n]*\])*")
 
@@ -172,7 +175,7 @@ def _worker(
     context = params[settings.context_parameter] if len(params) > settings.context_parameter else None
     scan = _WriteScan(unit, node, context, thread_index, settings)
     writes = list(scan.writes())
-    for helper_name, index, call_guard in scan.helper_calls():
+    for helper_name, index, call in scan.helper_calls():
         if helper_name == node.spelling or helper_name not in functions:
             continue
         helper_unit, helper = functions[helper_name]
@@ -183,8 +186,9 @@ def _worker(
         for write in helper_scan.writes():
             if write.kind not in ("shared_field", "per_thread"):
                 continue
-            if call_guard and not write.guard:
-                write = replace(write, guard=call_guard)  # `if (ith == 0) finish(ctx);`: the call is guarded
+            if write.kind == "shared_field" and not write.guard:
+                # `if (ith == 0) finish(ctx);`: the call's guard covers the helper's writes.
+                write = replace(write, guard=scan.call_guard(call))
             if write not in writes:
                 writes.append(write)
     return Worker(
@@ -213,21 +217,20 @@ class _WriteScan:
         self.unit = unit
         self.function = function
         self.settings = settings
-        self.parents = function_parents(unit, function)
-        self.nodes = list(self.parents)  # pre-order: source order
         self.thread_index = thread_index
         self.shared: set[Node] = set()  # declarations that point at the shared context (or a sub-struct of it)
         self.per_thread: set[Node] = set()  # declarations that point at one thread's slot of it
         self.context_struct = ""
+        self._lock_events: list[tuple[int, bool]] | None = None
+        self._one_thread_ranges: list[tuple[int, int]] | None = None
+        self._tree: _Tree | None = None
         if context is not None:
             self.shared.add(context)
             self._find_aliases()
 
     def _find_aliases(self) -> None:
         # Declarations in source order: `struct x *ctx = data; struct y *s = &ctx->slots[ith];`.
-        for node in self.nodes:
-            if node.kind != "VAR_DECL":
-                continue
+        for node in nodes_in(self.unit, self.function, "VAR_DECL"):
             initialiser = _initialiser(node)
             if initialiser is None:
                 continue
@@ -261,7 +264,9 @@ class _WriteScan:
                     self.shared.add(node)
 
     def writes(self) -> Iterator[Write]:
-        for node in self.nodes:
+        candidates = [node for kind in _WRITE_KINDS for node in nodes_in(self.unit, self.function, kind)]
+        candidates.sort(key=lambda node: node.start_offset)
+        for node in candidates:
             target = _written_lvalue(node)
             if target is None:
                 continue
@@ -311,51 +316,129 @@ class _WriteScan:
         return ""
 
     def _under_lock(self, node: Node) -> bool:
-        """The last lock or unlock call before the write (in source order) is a lock."""
-        state = ""
-        for call in self.nodes:
-            if call == node:
-                break
-            if call.kind != "CALL_EXPR":
-                continue
-            if _matches(call.spelling, self.settings.unlock_functions):
-                state = "unlock"
-            elif _matches(call.spelling, self.settings.lock_functions):
-                state = "lock"
-        return state == "lock"
+        """The last lock or unlock call before the node (in source order) is a lock."""
+        if node.is_macro_expansion:
+            return self._tree_of().under_lock(node, self.settings)  # one offset for all of a macro's nodes
+        if self._lock_events is None:
+            self._lock_events = []
+            for call in nodes_in(self.unit, self.function, "CALL_EXPR"):
+                if _matches(call.spelling, self.settings.unlock_functions):
+                    self._lock_events.append((call.start_offset, False))
+                elif _matches(call.spelling, self.settings.lock_functions):
+                    self._lock_events.append((call.start_offset, True))
+        before = bisect.bisect_left(self._lock_events, (node.start_offset, False))
+        return before > 0 and self._lock_events[before - 1][1]
 
     def _single_thread(self, node: Node) -> bool:
         """Only one thread gets here: inside `if (ith == k)` (`&&` other conditions allowed), or after an
         `if (ith != k) return;` (or `if (ith) return;`) at the top level of the function body."""
         if self.thread_index is None:
             return False
+        if node.is_macro_expansion:
+            return self._tree_of().single_thread(node, self.thread_index)
+        if self._one_thread_ranges is None:
+            self._one_thread_ranges = self._one_thread_parts()
+        offset = node.start_offset
+        return any(start <= offset < end for start, end in self._one_thread_ranges)
+
+    def _one_thread_parts(self) -> list[tuple[int, int]]:
+        """Byte ranges of the function that one thread alone runs."""
+        ranges = []
+        for statement in nodes_in(self.unit, self.function, "IF_STMT"):
+            parts = statement.children()
+            if len(parts) >= 2 and _selects_one_thread(parts[0], self.thread_index):
+                ranges.append((parts[1].start_offset, parts[1].end_offset))
+        body = self.function.children()[-1] if self.function.children() else None
+        if body is not None and body.kind == "COMPOUND_STMT":
+            for statement in body.children():
+                if _returns_unless_one_thread(statement, self.thread_index):
+                    ranges.append((statement.end_offset, self.function.end_offset))
+                    break
+        return ranges
+
+    def _tree_of(self) -> _Tree:
+        if self._tree is None:
+            self._tree = _Tree(self.unit, self.function)
+        return self._tree
+
+    def call_guard(self, call: Node) -> str:
+        return "lock" if self._under_lock(call) else "single_thread" if self._single_thread(call) else ""
+
+    def helper_calls(self) -> Iterator[tuple[str, int, Node]]:
+        """(callee, parameter index, call) for each call that hands the shared context (or an alias) to a
+        function."""
+        for node in nodes_in(self.unit, self.function, "CALL_EXPR"):
+            if not node.spelling:
+                continue
+            for index, argument in enumerate(call_arguments(node)):
+                value = argument.unwrapped()
+                if value.kind == "DECL_REF_EXPR" and value.referenced in self.shared:
+                    yield node.spelling, index, node
+
+
+class _Tree:
+    """The function's nodes with their parents, walked once: for code a macro produced, whose nodes all sit at the
+    macro use's offset, so only the tree tells their order and nesting."""
+
+    def __init__(self, unit: UnitIndex, function: Node) -> None:
+        self.function = function
+        self.parents = function_parents(unit, function)
+        self.position: dict[Node, int] = {}
+        self.lock_events: list[tuple[int, bool]] | None = None
+
+    def under_lock(self, node: Node, settings: WorkerSettings) -> bool:
+        if self.lock_events is None:
+            self.position = {item: index for index, item in enumerate(self.parents)}  # pre-order: source order
+            self.lock_events = []
+            for index, call in enumerate(self.parents):
+                if call.kind != "CALL_EXPR":
+                    continue
+                if _matches(call.spelling, settings.unlock_functions):
+                    self.lock_events.append((index, False))
+                elif _matches(call.spelling, settings.lock_functions):
+                    self.lock_events.append((index, True))
+        if not self.lock_events or node not in self.position:
+            return False
+        before = bisect.bisect_left(self.lock_events, (self.position[node], False))
+        return before > 0 and self.lock_events[before - 1][1]
+
+    def single_thread(self, node: Node, thread_index: Node) -> bool:
         child = node
         parent = self.parents.get(child)
         while parent is not None:
             if parent.kind == "IF_STMT":
                 parts = parent.children()
-                if len(parts) >= 2 and parts[1] == child and _selects_one_thread(parts[0], self.thread_index):
+                if len(parts) >= 2 and parts[1] == child and _selects_one_thread(parts[0], thread_index):
                     return True
             if parent.kind == "COMPOUND_STMT" and self.parents.get(parent) == self.function:
                 for statement in parent.children():
                     if statement == child:
                         break
-                    if _returns_unless_one_thread(statement, self.thread_index):
+                    if _returns_unless_one_thread(statement, thread_index):
                         return True
             child, parent = parent, self.parents.get(parent)
         return False
 
-    def helper_calls(self) -> Iterator[tuple[str, int, str]]:
-        """(callee, parameter index, guard of the call) for each call that hands the shared context (or an alias)
-        to a function."""
-        for node in self.nodes:
-            if node.kind != "CALL_EXPR" or not node.spelling:
-                continue
-            for index, argument in enumerate(call_arguments(node)):
-                value = argument.unwrapped()
-                if value.kind == "DECL_REF_EXPR" and value.referenced in self.shared:
-                    guard = "lock" if self._under_lock(node) else "single_thread" if self._single_thread(node) else ""
-                    yield node.spelling, index, guard
+
+def nodes_in(unit: UnitIndex, function: Node, kind: str) -> list[Node]:
+    """The nodes of one kind inside a function definition, in source order, from the unit's index bucket (no walk
+    of the function's tree)."""
+    by_path = memoized(unit.memo, ("backend.nodes_by_offset", kind), lambda: _by_offset(unit, kind))
+    starts, nodes = by_path.get(function.path, ((), ()))
+    low = bisect.bisect_left(starts, function.start_offset)
+    high = bisect.bisect_left(starts, function.end_offset)
+    return list(nodes[low:high])
+
+
+def _by_offset(unit: UnitIndex, kind: str) -> dict[str, tuple[list[int], list[Node]]]:
+    grouped: dict[str, list[tuple[int, int, Node]]] = {}
+    for index, node in enumerate(unit.nodes(kind)):
+        grouped.setdefault(node.path, []).append((node.start_offset, index, node))
+    by_path = {}
+    for path, items in grouped.items():
+        items.sort(key=lambda item: (item[0], item[1]))  # walk order among nodes at one offset (a macro's)
+        by_path[path] = ([item[0] for item in items], [item[2] for item in items])
+    return by_path
 
 
 def _per_thread_path(path: list[tuple[str, Any]]) -> bool:
@@ -427,10 +510,24 @@ def _storage(unit: UnitIndex, declaration: Node) -> str | None:
     """ "global" for a file-scope variable, "static" for a static local, None for an automatic one."""
     if unit.enclosing_function(declaration) is None:
         return "global"
-    tokens = declaration.tokens()
-    name = declaration.spelling
-    before = tokens[: tokens.index(name)] if name in tokens else tokens
-    return "static" if "static" in before else None
+    # The words before the name (`static const uint32_t calls`), read from the file: tokenising the whole
+    # declaration costs its initialiser too. A declaration a macro produced reads as automatic.
+    data = unit.source_bytes(declaration.path)
+    name_at = _offset_of(unit, declaration.path, declaration.line, declaration.column)
+    if name_at is None or not 0 <= declaration.start_offset <= name_at <= len(data):
+        return None
+    return "static" if _STATIC.search(data, declaration.start_offset, name_at) else None
+
+
+def _offset_of(unit: UnitIndex, path: str, line: int, column: int) -> int | None:
+    starts = memoized(unit.memo, ("backend.line_starts", path), lambda: _line_starts(unit.source_bytes(path)))
+    return starts[line - 1] + column - 1 if 0 < line <= len(starts) else None
+
+
+def _line_starts(data: bytes) -> list[int]:
+    starts = [0]
+    starts.extend(match.end() for match in re.finditer(rb"\n", data))
+    return starts
 
 
 def _selects_one_thread(condition: Node, thread_index: Node) -> bool:
