@@ -95,17 +95,23 @@ def test_a_value_that_leaves_is_an_escape_and_never_single_use(tmp_path: Path) -
             struct fastdiv_values v = init_fastdiv_values(d);
             return fastdiv(x, &v);
         }
+        uint32_t modulo_once(uint32_t x, uint32_t d) {
+            struct fastdiv_values v = init_fastdiv_values(d);
+            return fastmodulo(x, d, &v);
+        }
         """,
     )
     inits = inits_by_function(project)
     assert inits["returned"].escapes == ("returned by `returned`",)
     assert inits["handed_out"].escapes == ("passed to `consume`",)
     assert inits["by_fields"].escapes == ("read field by field",)
-    assert [name for name, init in inits.items() if init.single_use] == ["once"]
+    assert [name for name, init in inits.items() if init.single_use] == ["once", "modulo_once"]
     findings = list(hx114_fastdiv_single_use.check(project, find_rule("HX114").options))
-    assert [finding.span.line for finding in findings] == [line_of(tmp_path, "uint32_t once") + 1]
-    assert findings[0].related[0].span.line == line_of(tmp_path, "uint32_t once") + 2
-    assert "`d`" in findings[0].message and "`/`" in findings[0].message
+    once = line_of(tmp_path, "uint32_t once")
+    assert [finding.span.line for finding in findings] == [once + 1, line_of(tmp_path, "uint32_t modulo_once") + 1]
+    assert findings[0].related[0].span.line == once + 2
+    assert "`d`" in findings[0].message and "divide with `/`" in findings[0].message
+    assert "take `%`" in findings[1].message
 
 
 def test_option_names_the_helpers(tmp_path: Path) -> None:

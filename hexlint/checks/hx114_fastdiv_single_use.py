@@ -27,10 +27,11 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
         reported.add(place)
         use = init.divisions[0]
         divisor = f"`{init.divisor}`" if init.divisor and len(init.divisor) <= 60 else "the divisor"
+        plain = "take `%`" if use.call.spelling == names.divisions[-1] else "divide with `/`"
         message = (
             f"`{names.init}()` precomputes {divisor} for a single `{use.call.spelling}()` (in `{use.function}`) "
-            "that runs once per initialisation: the set-up costs more than the division it replaces; divide with "
-            "`/` (or `%`) instead."
+            f"that runs once per initialisation: the set-up costs more than the division it replaces; {plain} "
+            "instead."
         )
         related = [Related(node_span(use.call), "the only division it feeds")]
         if place == (init.call.path, init.call.line, init.call.column):
