@@ -14,7 +14,20 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from hexlint.backend import dispatch, dma, host, kernel_params, loops, pointers, pragmas, trace, trace_regions, vtcm
+from hexlint.backend import (
+    dispatch,
+    dma,
+    fastdiv,
+    host,
+    kernel_params,
+    loops,
+    pointers,
+    pragmas,
+    trace,
+    trace_regions,
+    vtcm,
+    workers,
+)
 from hexlint.c.index import Project, UnitIndex, included_files, memoized
 from hexlint.c.node import Node
 
@@ -116,6 +129,11 @@ class BackendModel:
 
         return memoized(self.project.memo, ("model.workers", settings), compute)
 
+    def worker_writes(self, options: Mapping[str, Any]) -> list[workers.Worker]:
+        """Every function handed to the worker pool, with its launches, its context and thread-index parameters and
+        its writes (globals, statics, shared or per-thread context fields), each with the guard it runs under."""
+        return workers.workers(self.project, options)
+
     def traced(self, function: str, settings: trace.TraceSettings) -> bool:
         """Whether `function` (or a function it reaches) emits a compute trace event."""
         return trace.covered(self.kernel_text(), self.call_graph(), function, settings)
@@ -169,6 +187,12 @@ class BackendModel:
     ) -> dict[str, str]:
         """Kernel function -> the DMA wait it always reaches outside a DMA event of its own."""
         return trace_regions.dma_wait_helpers(self.project, settings, wait_functions, dma_events)
+
+    # ------------------------------------------------------------ fastdiv
+
+    def fastdiv_inits(self, options: Mapping[str, Any]) -> list[fastdiv.FastdivInit]:
+        """Every `init_fastdiv_values()` of kernel code with the divisions its value reaches and why each recurs."""
+        return fastdiv.fastdiv_inits(self.project, options)
 
     # ------------------------------------------------------------ DMA queues
 

@@ -29,6 +29,8 @@ CHECK_MODULES: dict[str, str] = {
     "HX111": "hx111_macro_backslash_whitespace",
     "HX112": "hx112_dma_flush_unneeded",
     "HX113": "hx113_vtcm_scalar_access",
+    "HX114": "hx114_fastdiv_single_use",
+    "HX115": "hx115_worker_shared_write",
     "HX116": "hx116_unroll_excessive",
     "HX117": "hx117_trace_dma_wait_event",
     "HX118": "hx118_trace_info_constant",
