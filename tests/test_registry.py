@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -79,3 +80,19 @@ def test_selectors_resolve_from_file_names_that_must_name_the_rule(tmp_path: Pat
     misnamed.write_bytes(document.read_bytes())
     with pytest.raises(registry.RegistryError, match=r"must be named HX110-macro-backslash-misaligned\.toml"):
         registry.rule_at(misnamed)
+
+
+def _expand_codes(text: str) -> set[str]:
+    codes: set[str] = set()
+    for first, last in re.findall(r"HX(\d{3})(?:-HX(\d{3}))?", text):
+        codes.update(f"HX{number}" for number in range(int(first), int(last or first) + 1))
+    return codes
+
+
+def test_the_docs_list_exactly_the_project_scope_rules_as_cross_file() -> None:
+    project_rules = {rule.code for rule in registry.all_rules() if rule.scope == "project"}
+    root = Path(__file__).resolve().parent.parent
+    for document in ("README.md", "docs/usage.md"):
+        text = " ".join((root / document).read_text(encoding="utf-8").split())
+        (listed,) = re.findall(r"the cross-file rules \((HX[^:)]*)", text, re.IGNORECASE)
+        assert _expand_codes(listed) == project_rules, document
