@@ -301,7 +301,8 @@ def _parse_all(
     parse_settings: Any,
     optional: frozenset[str] = frozenset(),
 ) -> list[Any]:
-    """Parse files in parallel threads: libclang releases the GIL while it parses (cursors cannot cross processes).
+    """Parse files in parallel threads with deep stacks: libclang releases the GIL while it parses (cursors cannot
+    cross processes).
     An unreadable file is an input error, or, when its key is in `optional` (context files), left out."""
     from hexlint.c.parse import InputError as ParseInputError
     from hexlint.c.parse import ParsedUnit, parse_unit
@@ -318,14 +319,11 @@ def _parse_all(
                 return None
             raise InputError(str(error)) from None
 
-    jobs = settings.jobs or usable_cores()
-    if jobs <= 1 or len(paths) <= 1:
-        parsed = [parse(path) for path in paths]
-    else:
-        from concurrent.futures import ThreadPoolExecutor  # only parallel parses need it (threading, logging)
+    if not paths:
+        return []
+    from hexlint.c.parse import on_deep_stacks
 
-        with ThreadPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
-            parsed = list(pool.map(parse, paths))
+    parsed = on_deep_stacks(parse, paths, settings.jobs or usable_cores())
     return [unit for unit in parsed if unit is not None]
 
 
