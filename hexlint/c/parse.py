@@ -31,15 +31,16 @@ CXX_SUFFIXES = (".cpp", ".cc", ".cxx", ".hpp", ".hh", ".hxx")
 _KEEP_GOING = 0x200
 
 # clang's parser recurses once per nesting level (parentheses, unary operators, `if` chains ...), a few KiB a level.
-# libclang parses on a thread of its own with an 8 MiB stack, which 1,500 nested parentheses overflow (SIGSEGV, no
+# libclang parses on a thread of its own with an 8 MiB stack, which ~1,250 nested parentheses overflow (SIGSEGV, no
 # message). LIBCLANG_NOTHREADS makes it parse on the calling thread, and hexlint parses on threads with this stack
 # (address space only: the pages a parse never touches are never allocated).
 PARSE_STACK_BYTES = 512 << 20
 os.environ.setdefault("LIBCLANG_NOTHREADS", "1")
-# Measured with that stack: the deepest nesting parsed is over 100,000 levels of the costliest construct (`!!!...x`,
-# ~4 KiB of stack per source byte). A file with a longer stretch of code holding none of `;` `,` `{` `}` (which end
-# the recursion of an expression or a statement) than this could still overflow it, so it is first parsed in a
-# child process: if libclang crashes there, the file is an HX002 and the run goes on.
+# Measured (libclang 22): a level of parentheses takes ~6.5 KiB of stack, but clang stops at 2,048 of them
+# (-fbracket-depth, an error: HX002), ~14 MiB; unbracketed chains take less a level and have no limit: ~1.6 KiB a
+# unary `-`, ~1.2 KiB an `if (x)`, so a 512 MiB stack holds ~300,000 levels. A file with a stretch of code holding
+# none of `;` `,` `{` `}` (which end an expression's or a statement's recursion) longer than this (a tenth of
+# that) is first parsed in a child process: if libclang crashes there, the file is an HX002 and the run goes on.
 DEEP_STRETCH_BYTES = 32 << 10
 _STUBS_DIR = Path(__file__).parent / "stubs"
 _SDK_INCLUDE_SUBDIRS = (
