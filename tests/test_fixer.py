@@ -14,7 +14,6 @@ from hexlint.core import Edit, Fix
 from hexlint.fixer import (
     apply_edits,
     apply_fixes,
-    diff_opcodes,
     encode_diff,
     plan_fixes,
     unified_diff,
@@ -301,44 +300,32 @@ def test_diff_keeps_cr_and_non_utf8_bytes() -> None:
     assert encode_diff(unified_diff("k.c", b"x \\\r\n\xff\n", b"x  \\\r\n\xff\n")) == raw
 
 
-def apply_opcodes(old: list[bytes], new: list[bytes], codes: list) -> list[bytes]:
-    result: list[bytes] = []
-    position = 0
-    for tag, i1, i2, j1, j2 in codes:
-        assert i1 == position, "opcodes must cover the old lines in order"
-        result.extend(old[i1:i2] if tag == "equal" else new[j1:j2])
-        if tag == "equal":
-            assert old[i1:i2] == new[j1:j2]
-        position = i2
-    assert position == len(old)
-    return result
+def test_diff_of_many_changed_lines_applies(tmp_path: Path) -> None:
+    """Thousands of changed lines, with and without lines removed: the diff still applies exactly."""
+    old = b"".join(b"line %d  \\\n" % i for i in range(5000))
+    same_count = b"".join(
+        line.replace(b"  ", b" ") if i % 2 else line for i, line in enumerate(old.splitlines(keepends=True))
+    )
+    fewer = b"".join(line for i, line in enumerate(same_count.splitlines(keepends=True)) if i % 3)
+    for new in (same_count, fewer):
+        applies_with("git", tmp_path, "k.c", old, new)
 
 
-def changed_lines(codes: list) -> int:
-    return sum((i2 - i1) + (j2 - j1) for tag, i1, i2, j1, j2 in codes if tag != "equal")
+def test_diff_is_as_small_as_the_change() -> None:
+    """One changed line of a long file is one hunk with three lines of context, as `diff -u` writes it."""
+    old = b"".join(b"%d\n" % i for i in range(100))
+    text = unified_diff("k.c", old, old.replace(b"\n50\n", b"\nfifty\n"))
+    assert text.splitlines()[2:] == ["@@ -48,7 +48,7 @@", " 47", " 48", " 49", "-50", "+fifty", " 51", " 52", " 53"]
 
 
-@hypothesis.settings(max_examples=400, deadline=None)
-@hypothesis.given(
-    old=strategies.lists(strategies.sampled_from([b"a\n", b"b\n", b"c\n", b"d\n"]), max_size=30),
-    new=strategies.lists(strategies.sampled_from([b"a\n", b"b\n", b"c\n", b"e\n"]), max_size=30),
-)
-def test_diff_opcodes_are_exact_and_as_small_as_difflibs(old: list[bytes], new: list[bytes]) -> None:
-    import difflib
-
-    codes = diff_opcodes(old, new)
-    assert apply_opcodes(old, new, codes) == new
-    reference = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
-    assert changed_lines(codes) <= changed_lines(reference)
+@pytest.mark.parametrize("tool", ["git", "patch"])
+@pytest.mark.parametrize("name", ["tab\there.c", "new\nline.c", 'quote"d.c', "back\\slash.c", "caf\xe9 \tx.c"])
+def test_diff_of_a_path_git_quotes_applies(tool: str, name: str, tmp_path: Path) -> None:
+    applies_with(tool, tmp_path, name, b"a\nb\n", b"a\nc\n")
 
 
-def test_diff_of_many_changed_lines_stays_exact() -> None:
-    """Past the minimal-diff limit: same line count pairs lines, otherwise one block; both still apply exactly."""
-    old = [b"line %d  \\\n" % i for i in range(5000)]
-    same_count = [line.replace(b"  ", b" ") if i % 2 else line for i, line in enumerate(old)]
-    assert apply_opcodes(old, same_count, diff_opcodes(old, same_count)) == same_count
-    fewer = [line for i, line in enumerate(same_count) if i % 3]
-    assert apply_opcodes(old, fewer, diff_opcodes(old, fewer)) == fewer
+def test_quoted_path_is_spelled_as_git_spells_it() -> None:
+    assert unified_diff("d/ta\tb.c", b"a\n", b"b\n").splitlines()[:2] == ['--- "a/d/ta\\tb.c"', '+++ "b/d/ta\\tb.c"']
 
 
 lines_strategy = strategies.lists(
