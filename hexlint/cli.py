@@ -110,6 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     baseline.add_argument("--baseline", metavar="FILE", help="hide the findings recorded in FILE")
     baseline.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE")
     baseline.add_argument("--fix", action="store_true", help="apply safe fixes in place")
+    baseline.add_argument(
+        "--fix-read-only", action="store_true", help="with --fix, also rewrite read-only files (they stay read-only)"
+    )
     baseline.add_argument("--diff", action="store_true", help="print the safe fixes as a unified diff; write nothing")
     _add_binary_arguments(parser)
     return parser
@@ -201,6 +204,8 @@ def settings_from(arguments: argparse.Namespace) -> RunSettings:
             raise UsageError(f"{option}: unknown rule `{unknown[0]}` (see hexlint --list-rules)")
     if arguments.jobs < 0:
         raise UsageError("--jobs: must be 0 (one per core) or a positive number")
+    if arguments.fix_read_only and not arguments.fix:
+        raise UsageError("--fix-read-only: only with --fix")
     if arguments.fix and arguments.diff:
         raise UsageError("--fix and --diff cannot be combined: --diff only shows what --fix would write")
     if arguments.compile_commands and not os.path.isfile(arguments.compile_commands):
@@ -216,6 +221,7 @@ def settings_from(arguments: argparse.Namespace) -> RunSettings:
         defines=tuple(arguments.define),
         jobs=arguments.jobs,
         fix=arguments.fix,
+        fix_read_only=arguments.fix_read_only,
         diff=arguments.diff,
         baseline=arguments.baseline or None,
         context=arguments.context,

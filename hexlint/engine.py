@@ -64,6 +64,7 @@ class RunSettings:
     kernel_globs: tuple[str, ...] = ()  # the fixture runner marks single-file kernel fixtures
     jobs: int = 0  # files parsed and libraries audited at once; 0: one per core this process may use
     fix: bool = False
+    fix_read_only: bool = False  # --fix rewrites read-only files too (they stay read-only)
     diff: bool = False
     baseline: str | None = None
     context: str | None = None  # tree | files; replaces the config's `context`
@@ -752,7 +753,7 @@ def _lint(paths: Sequence[str], config: Config, settings: RunSettings) -> LintRe
     outcome, rules = lint_once(paths, config, settings)
     if not (settings.fix or settings.diff):
         return _result(outcome, rules)
-    from hexlint.fixer import unified_diff, write_atomic
+    from hexlint.fixer import is_read_only, unified_diff, write_atomic
 
     if settings.diff:
         cache = _FileCache(outcome.sources)
@@ -767,6 +768,12 @@ def _lint(paths: Sequence[str], config: Config, settings: RunSettings) -> LintRe
         changes = fixed_contents(outcome.diagnostics, _FileCache(outcome.sources).read)
         if not changes:
             break
+        read_only = [path for path in sorted(changes) if not settings.fix_read_only and is_read_only(path)]
+        if read_only:  # refused before any file of the pass is written
+            raise InputError(
+                f"{display_path(read_only[0])}: is read-only; --fix leaves it alone "
+                "(make it writable, or pass --fix-read-only to rewrite it and keep it read-only)"
+            )
         for real_path, (_, new, count) in changes.items():
             try:
                 write_atomic(real_path, new)

@@ -113,16 +113,30 @@ def apply_fixes(data: bytes, fixes: Iterable[Fix], path: str | None = None) -> b
     return apply_edits(data, plan.edits) if plan.edits else data
 
 
+def is_read_only(path: Path | str) -> bool:
+    """Whether the file is read-only: no write bit at all (root could still write it), or not writable by us."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return False
+    return not status.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(path, os.W_OK)
+
+
+def _temp_name(target: Path) -> str:
+    return str(target.parent / f".{target.name}.{os.urandom(4).hex()}.hexlint-tmp")
+
+
 def write_atomic(path: Path, data: bytes, durable: bool = False) -> None:
     """Replace the file's contents with `data` through a temp file in the same directory and os.replace.
 
-    Readers see the old or the new file, never a part of one. The file's permission bits (and owner, where allowed)
-    are kept; a symlink is followed and its target rewritten; nothing is written when the file already holds exactly
-    `data`. `durable` also fsyncs before the rename (survives a power cut; costs ~1 ms a file, which is why ruff,
-    black and clang-format do not and neither does `hexlint --fix`). Raises OSError for unreadable or unwritable paths.
+    Readers see the old or the new file, never a part of one. The file's permission bits, owner and group are kept
+    (root gives the temp file to the owner; a user who may write a file owned by someone else has it rewritten in
+    place, as that owner cannot be set on a new file); a symlink is followed and its target rewritten; nothing is
+    written when the file already holds exactly `data`. `durable` also fsyncs before the rename (survives a power
+    cut; costs ~1 ms a file, which is why ruff, black and clang-format do not and neither does `hexlint --fix`).
+    Raises OSError for unreadable or unwritable paths. An exception at any point, KeyboardInterrupt included,
+    leaves the old file and no temp file: the temp file's name is known before it exists.
     """
-    import tempfile  # only --fix writes: keep its import cost (random, shutil) out of every lint run
-
     target = Path(os.path.realpath(path))
     try:
         current = target.read_bytes()
@@ -130,30 +144,66 @@ def write_atomic(path: Path, data: bytes, durable: bool = False) -> None:
         current = None
     if current == data:
         return
-    mode = None
-    owner = None
-    if current is not None:
-        status = target.stat()
-        mode = stat.S_IMODE(status.st_mode)
-        owner = (status.st_uid, status.st_gid)
-    descriptor, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".hexlint-tmp")
+    status = target.stat() if current is not None else None
+    temp_name = None
+    descriptor = None
     try:
+        for _ in range(100):
+            temp_name = _temp_name(target)
+            try:
+                descriptor = os.open(
+                    temp_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600
+                )
+                break
+            except FileExistsError:
+                continue
+        else:
+            raise FileExistsError(f"{target.parent}: no free temp file name")
+        if status is not None and not _owner_can_be_kept(descriptor, status):
+            os.close(descriptor)
+            descriptor = None
+            os.unlink(temp_name)
+            temp_name = None
+            _write_in_place(target, data, durable)
+            return
         with os.fdopen(descriptor, "wb") as temp_file:
+            descriptor = None  # the file object closes it now
             temp_file.write(data)
             if durable:
                 temp_file.flush()
                 os.fsync(temp_file.fileno())
-        if mode is not None:
-            os.chmod(temp_name, mode)
-        if owner is not None:
-            # Only root may give a file away; an ordinary user already owns what they rewrite.
-            with contextlib.suppress(OSError):
-                os.chown(temp_name, *owner)
+        if status is not None:
+            os.chmod(temp_name, stat.S_IMODE(status.st_mode))
         os.replace(temp_name, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp_name)
-        raise
+        temp_name = None
+    finally:
+        if descriptor is not None:
+            with contextlib.suppress(OSError):
+                os.close(descriptor)
+        if temp_name is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temp_name)
+
+
+def _owner_can_be_kept(descriptor: int, status: os.stat_result) -> bool:
+    """Give the new file the old one's owner and group; False when we may not (only root may give a file away)."""
+    if (os.fstat(descriptor).st_uid, os.fstat(descriptor).st_gid) == (status.st_uid, status.st_gid):
+        return True
+    try:
+        os.fchown(descriptor, status.st_uid, status.st_gid)
+    except OSError:
+        return False
+    return True
+
+
+def _write_in_place(target: Path, data: bytes, durable: bool) -> None:
+    """Rewrite the file's own inode: owner, group, mode and hard links stay; not atomic (a reader may see a part)."""
+    with open(target, "r+b") as handle:
+        handle.write(data)
+        handle.truncate()
+        if durable:
+            handle.flush()
+            os.fsync(handle.fileno())
 
 
 def _split_lines(data: bytes) -> list[bytes]:

@@ -408,3 +408,20 @@ def test_longest_unbroken_stretch() -> None:
     assert longest_unbroken_stretch(b"int x;") == 5
     assert longest_unbroken_stretch(b"a;bbbb,cc{d}") == 4
     assert longest_unbroken_stretch(b"x;" + b"!" * 50) == 50
+
+
+def test_fix_refuses_a_read_only_file_before_writing_any(tree: Path, hexlint_cli) -> None:
+    import stat
+
+    misaligned = "#define M(x) \\\n    (x)   \\\n    + 1\n"
+    (tree / "a.h").write_text(misaligned)
+    (tree / "b.h").write_text(misaligned)
+    (tree / "b.h").chmod(0o444)
+    before = snapshot(tree)
+    one_line_error(hexlint_cli("--fix", "a.h", "b.h"), "b.h: is read-only")
+    assert snapshot(tree) == before
+    run = hexlint_cli("--fix", "--fix-read-only", "a.h", "b.h")
+    assert run.status == 0, run
+    assert (tree / "b.h").read_text() == (tree / "a.h").read_text() != misaligned
+    assert stat.S_IMODE((tree / "b.h").stat().st_mode) == 0o444
+    one_line_error(hexlint_cli("--fix-read-only", "a.h"), "--fix-read-only: only with --fix")

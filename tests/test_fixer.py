@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import stat
@@ -216,6 +217,111 @@ def test_durable_write_syncs_before_the_rename(tmp_path: Path, monkeypatch: pyte
     assert synced == []
     write_atomic(target, b"b\n", durable=True)
     assert len(synced) == 1 and target.read_bytes() == b"b\n"
+
+
+def interrupted_write(target: Path, data: bytes, step: int) -> bool:
+    """write_atomic with KeyboardInterrupt raised as it reaches its `step`-th line; False once it ran to the end."""
+    import sys
+
+    code = write_atomic.__code__
+    seen = 0
+
+    def trace(frame, event, argument):
+        nonlocal seen
+        if frame.f_code is not code:
+            return None
+        if event == "line":
+            seen += 1
+            if seen == step:
+                raise KeyboardInterrupt
+        return trace
+
+    previous = sys.gettrace()
+    sys.settrace(lambda frame, event, argument: trace if frame.f_code is code else None)
+    try:
+        write_atomic(target, data)
+    except KeyboardInterrupt:
+        return True
+    finally:
+        sys.settrace(previous)
+    return False
+
+
+def test_ctrl_c_at_any_line_of_a_write_leaves_one_whole_file_and_no_temp_file(tmp_path: Path) -> None:
+    """An interrupt between creating the temp file and the code that removes it left `.k.c.XXXX.hexlint-tmp`."""
+    target = tmp_path / "k.c"
+    steps = 0
+    for step in range(1, 200):
+        target.write_bytes(b"old\n")
+        if not interrupted_write(target, b"new\n", step):
+            break
+        steps += 1
+        assert target.read_bytes() in (b"old\n", b"new\n"), step
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["k.c"], step
+    assert steps > 10  # every line of write_atomic was interrupted once
+    assert target.read_bytes() == b"new\n"
+
+
+@pytest.mark.parametrize("call", ["open", "fchown", "fdopen", "chmod", "replace", "fstat"])
+def test_ctrl_c_just_after_each_system_call_leaves_no_temp_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, call: str
+) -> None:
+    """The interrupt lands after the call did its work and before its result is kept."""
+    target = tmp_path / "k.c"
+    target.write_bytes(b"old\n")
+    real = getattr(os, call)
+
+    def then_interrupt(*arguments, **keywords):
+        real(*arguments, **keywords)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, call, then_interrupt)
+    with contextlib.suppress(KeyboardInterrupt):
+        write_atomic(target, b"new\n")
+    monkeypatch.undo()
+    assert target.read_bytes() in (b"old\n", b"new\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.c"]
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="only root can give a file away")
+def test_root_keeps_the_owner_and_group_of_a_file_it_fixes(tmp_path: Path) -> None:
+    target = tmp_path / "k.c"
+    target.write_bytes(b"old\n")
+    os.chown(target, 4321, 8765)
+    target.chmod(0o640)
+    write_atomic(target, b"new\n")
+    status = target.stat()
+    assert (status.st_uid, status.st_gid, stat.S_IMODE(status.st_mode)) == (4321, 8765, 0o640)
+    assert target.read_bytes() == b"new\n"
+
+
+def test_a_file_whose_owner_cannot_be_set_is_rewritten_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ordinary user writing another user's (group-writable) file: a new file would change its owner."""
+    target = tmp_path / "k.c"
+    target.write_bytes(b"old\n")
+    inode = target.stat().st_ino
+    real_stat = Path.stat
+
+    def owned_by_someone_else(self, *arguments, **keywords):
+        status = real_stat(self, *arguments, **keywords)
+        if self == target:
+            fields = list(status)
+            fields[stat.ST_UID] = status.st_uid + 1
+            return os.stat_result(fields)
+        return status
+
+    def refuse(*arguments):
+        raise PermissionError("Operation not permitted")
+
+    monkeypatch.setattr(Path, "stat", owned_by_someone_else)
+    monkeypatch.setattr(os, "fchown", refuse)
+    write_atomic(target, b"new, and longer\n")
+    monkeypatch.undo()
+    assert target.read_bytes() == b"new, and longer\n"
+    assert target.stat().st_ino == inode
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.c"]
 
 
 def test_write_creates_a_missing_file(tmp_path: Path) -> None:
