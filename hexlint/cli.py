@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
 
@@ -191,6 +192,10 @@ def run_rule_command(arguments: Sequence[str], stdout: TextIO) -> int:
 # ---------------------------------------------------------------- linting
 
 
+# What clang's -D takes: a macro name, optionally a parameter list, optionally `=` and a body. (argparse imports re.)
+_DEFINE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\([A-Za-z0-9_, .]*\))?(=.*)?", re.DOTALL)
+
+
 def settings_from(arguments: argparse.Namespace) -> RunSettings:
     select = _split_selectors(arguments.select)
     ignore = _split_selectors(arguments.ignore)
@@ -202,6 +207,9 @@ def settings_from(arguments: argparse.Namespace) -> RunSettings:
         unknown = unknown_selectors(selectors)
         if unknown:
             raise UsageError(f"{option}: unknown rule `{unknown[0]}` (see hexlint --list-rules)")
+    for define in arguments.define:
+        if not _DEFINE.fullmatch(define):
+            raise UsageError(f"--define: `{define}`: not NAME, NAME=VALUE or NAME(ARGS)=VALUE")
     if arguments.jobs < 0:
         raise UsageError("--jobs: must be 0 (one per core) or a positive number")
     if arguments.fix_read_only and not arguments.fix:
@@ -395,7 +403,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             import traceback
 
             traceback.print_exception(error.__cause__ or error, file=stderr)
-        stderr.write(f"hexlint: {error}\n")
+        stderr.write(f"hexlint: error: {error}\n")
         return EXIT_ERROR
     except KeyboardInterrupt:
         stderr.write("hexlint: interrupted\n")
@@ -407,7 +415,9 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             import traceback
 
             traceback.print_exc(file=stderr)
-        stderr.write(f"hexlint: internal error: {type(error).__name__}: {error} (run with -v for the traceback)\n")
+        stderr.write(
+            f"hexlint: error: internal error: {type(error).__name__}: {error} (run with -v for the traceback)\n"
+        )
         return EXIT_ERROR
 
 
