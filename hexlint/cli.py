@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 
@@ -130,6 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     baseline.add_argument("--baseline", metavar="FILE", help="hide the findings recorded in FILE")
     baseline.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE")
     baseline.add_argument("--fix", action="store_true", help="apply safe fixes in place")
+    baseline.add_argument(
+        "--fix-read-only", action="store_true", help="with --fix, also rewrite read-only files (they stay read-only)"
+    )
     baseline.add_argument("--diff", action="store_true", help="print the safe fixes as a unified diff; write nothing")
     baseline.add_argument(
         "--add-suppressions",
@@ -225,6 +229,10 @@ def run_rule_command(arguments: Sequence[str], stdout: TextIO) -> int:
 # ---------------------------------------------------------------- linting
 
 
+# What clang's -D takes: a macro name, optionally a parameter list, optionally `=` and a body. (argparse imports re.)
+_DEFINE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\([A-Za-z0-9_, .]*\))?(=.*)?", re.DOTALL)
+
+
 def settings_from(arguments: argparse.Namespace) -> RunSettings:
     select = _split_selectors(arguments.select)
     ignore = _split_selectors([*(arguments.ignore or ()), *(arguments.extend_ignore or ())])
@@ -244,8 +252,13 @@ def settings_from(arguments: argparse.Namespace) -> RunSettings:
         unknown = unknown_selectors(selectors)
         if unknown:
             raise UsageError(f"{option}: unknown rule `{unknown[0]}` (see hexlint --list-rules)")
+    for define in arguments.define:
+        if not _DEFINE.fullmatch(define):
+            raise UsageError(f"--define: `{define}`: not NAME, NAME=VALUE or NAME(ARGS)=VALUE")
     if arguments.jobs < 0:
         raise UsageError("--jobs: must be 0 (one per core) or a positive number")
+    if arguments.fix_read_only and not arguments.fix:
+        raise UsageError("--fix-read-only: only with --fix")
     if arguments.fix and arguments.diff:
         raise UsageError("--fix and --diff cannot be combined: --diff only shows what --fix would write")
     _check_introspection_arguments(arguments)
@@ -261,6 +274,7 @@ def settings_from(arguments: argparse.Namespace) -> RunSettings:
         defines=tuple(arguments.define),
         jobs=arguments.jobs,
         fix=arguments.fix,
+        fix_read_only=arguments.fix_read_only,
         diff=arguments.diff,
         baseline=arguments.baseline or None,
         context=arguments.context,
@@ -565,7 +579,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             import traceback
 
             traceback.print_exception(error.__cause__ or error, file=stderr)
-        stderr.write(f"hexlint: {error}\n")
+        stderr.write(f"hexlint: error: {error}\n")
         return EXIT_ERROR
     except KeyboardInterrupt:
         stderr.write("hexlint: interrupted\n")
@@ -577,7 +591,9 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             import traceback
 
             traceback.print_exc(file=stderr)
-        stderr.write(f"hexlint: internal error: {type(error).__name__}: {error} (run with -v for the traceback)\n")
+        stderr.write(
+            f"hexlint: error: internal error: {type(error).__name__}: {error} (run with -v for the traceback)\n"
+        )
         return EXIT_ERROR
 
 

@@ -67,6 +67,7 @@ class RunSettings:
     kernel_globs: tuple[str, ...] = ()  # the fixture runner marks single-file kernel fixtures
     jobs: int = 0  # files parsed and libraries audited at once; 0: one per core this process may use
     fix: bool = False
+    fix_read_only: bool = False  # --fix rewrites read-only files too (they stay read-only)
     diff: bool = False
     baseline: str | None = None
     context: str | None = None  # tree | files; replaces the config's `context`
@@ -319,7 +320,8 @@ def _parse_all(
     parse_settings: Any,
     optional: frozenset[str] = frozenset(),
 ) -> list[Any]:
-    """Parse files in parallel threads: libclang releases the GIL while it parses (cursors cannot cross processes).
+    """Parse files in parallel threads with deep stacks: libclang releases the GIL while it parses (cursors cannot
+    cross processes).
     An unreadable file is an input error, or, when its key is in `optional` (context files), left out."""
     from hexlint.c.parse import InputError as ParseInputError
     from hexlint.c.parse import ParsedUnit, parse_unit
@@ -336,14 +338,11 @@ def _parse_all(
                 return None
             raise InputError(str(error)) from None
 
-    jobs = settings.jobs or usable_cores()
-    if jobs <= 1 or len(paths) <= 1:
-        parsed = [parse(path) for path in paths]
-    else:
-        from concurrent.futures import ThreadPoolExecutor  # only parallel parses need it (threading, logging)
+    if not paths:
+        return []
+    from hexlint.c.parse import on_deep_stacks
 
-        with ThreadPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
-            parsed = list(pool.map(parse, paths))
+    parsed = on_deep_stacks(parse, paths, settings.jobs or usable_cores())
     return [unit for unit in parsed if unit is not None]
 
 
@@ -802,7 +801,7 @@ def _lint(paths: Sequence[str], config: Config, settings: RunSettings) -> LintRe
     outcome, rules = lint_once(paths, config, settings)
     if not (settings.fix or settings.diff):
         return _result(outcome, rules)
-    from hexlint.fixer import unified_diff, write_atomic
+    from hexlint.fixer import is_read_only, unified_diff, write_atomic
 
     if settings.diff:
         cache = _FileCache(outcome.sources)
@@ -817,6 +816,12 @@ def _lint(paths: Sequence[str], config: Config, settings: RunSettings) -> LintRe
         changes = fixed_contents(outcome.diagnostics, _FileCache(outcome.sources).read)
         if not changes:
             break
+        read_only = [path for path in sorted(changes) if not settings.fix_read_only and is_read_only(path)]
+        if read_only:  # refused before any file of the pass is written
+            raise InputError(
+                f"{display_path(read_only[0])}: is read-only; --fix leaves it alone "
+                "(make it writable, or pass --fix-read-only to rewrite it and keep it read-only)"
+            )
         for real_path, (_, new, count) in changes.items():
             try:
                 write_atomic(real_path, new)

@@ -10,7 +10,7 @@ import contextlib
 import itertools
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 
 from hexlint.core import Edit, Fix
@@ -113,16 +113,30 @@ def apply_fixes(data: bytes, fixes: Iterable[Fix], path: str | None = None) -> b
     return apply_edits(data, plan.edits) if plan.edits else data
 
 
+def is_read_only(path: Path | str) -> bool:
+    """Whether the file is read-only: no write bit at all (root could still write it), or not writable by us."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return False
+    return not status.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(path, os.W_OK)
+
+
+def _temp_name(target: Path) -> str:
+    return str(target.parent / f".{target.name}.{os.urandom(4).hex()}.hexlint-tmp")
+
+
 def write_atomic(path: Path, data: bytes, durable: bool = False) -> None:
     """Replace the file's contents with `data` through a temp file in the same directory and os.replace.
 
-    Readers see the old or the new file, never a part of one. The file's permission bits (and owner, where allowed)
-    are kept; a symlink is followed and its target rewritten; nothing is written when the file already holds exactly
-    `data`. `durable` also fsyncs before the rename (survives a power cut; costs ~1 ms a file, which is why ruff,
-    black and clang-format do not and neither does `hexlint --fix`). Raises OSError for unreadable or unwritable paths.
+    Readers see the old or the new file, never a part of one. The file's permission bits, owner and group are kept
+    (root gives the temp file to the owner; a user who may write a file owned by someone else has it rewritten in
+    place, as that owner cannot be set on a new file); a symlink is followed and its target rewritten; nothing is
+    written when the file already holds exactly `data`. `durable` also fsyncs before the rename (survives a power
+    cut; costs ~1 ms a file, which is why ruff, black and clang-format do not and neither does `hexlint --fix`).
+    Raises OSError for unreadable or unwritable paths. An exception at any point, KeyboardInterrupt included,
+    leaves the old file and no temp file: the temp file's name is known before it exists.
     """
-    import tempfile  # only --fix writes: keep its import cost (random, shutil) out of every lint run
-
     target = Path(os.path.realpath(path))
     try:
         current = target.read_bytes()
@@ -130,30 +144,66 @@ def write_atomic(path: Path, data: bytes, durable: bool = False) -> None:
         current = None
     if current == data:
         return
-    mode = None
-    owner = None
-    if current is not None:
-        status = target.stat()
-        mode = stat.S_IMODE(status.st_mode)
-        owner = (status.st_uid, status.st_gid)
-    descriptor, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".hexlint-tmp")
+    status = target.stat() if current is not None else None
+    temp_name = None
+    descriptor = None
     try:
+        for _ in range(100):
+            temp_name = _temp_name(target)
+            try:
+                descriptor = os.open(
+                    temp_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600
+                )
+                break
+            except FileExistsError:
+                continue
+        else:
+            raise FileExistsError(f"{target.parent}: no free temp file name")
+        if status is not None and not _owner_can_be_kept(descriptor, status):
+            os.close(descriptor)
+            descriptor = None
+            os.unlink(temp_name)
+            temp_name = None
+            _write_in_place(target, data, durable)
+            return
         with os.fdopen(descriptor, "wb") as temp_file:
+            descriptor = None  # the file object closes it now
             temp_file.write(data)
             if durable:
                 temp_file.flush()
                 os.fsync(temp_file.fileno())
-        if mode is not None:
-            os.chmod(temp_name, mode)
-        if owner is not None:
-            # Only root may give a file away; an ordinary user already owns what they rewrite.
-            with contextlib.suppress(OSError):
-                os.chown(temp_name, *owner)
+        if status is not None:
+            os.chmod(temp_name, stat.S_IMODE(status.st_mode))
         os.replace(temp_name, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp_name)
-        raise
+        temp_name = None
+    finally:
+        if descriptor is not None:
+            with contextlib.suppress(OSError):
+                os.close(descriptor)
+        if temp_name is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temp_name)
+
+
+def _owner_can_be_kept(descriptor: int, status: os.stat_result) -> bool:
+    """Give the new file the old one's owner and group; False when we may not (only root may give a file away)."""
+    if (os.fstat(descriptor).st_uid, os.fstat(descriptor).st_gid) == (status.st_uid, status.st_gid):
+        return True
+    try:
+        os.fchown(descriptor, status.st_uid, status.st_gid)
+    except OSError:
+        return False
+    return True
+
+
+def _write_in_place(target: Path, data: bytes, durable: bool) -> None:
+    """Rewrite the file's own inode: owner, group, mode and hard links stay; not atomic (a reader may see a part)."""
+    with open(target, "r+b") as handle:
+        handle.write(data)
+        handle.truncate()
+        if durable:
+            handle.flush()
+            os.fsync(handle.fileno())
 
 
 def _split_lines(data: bytes) -> list[bytes]:
@@ -165,201 +215,49 @@ def _split_lines(data: bytes) -> list[bytes]:
     return result
 
 
-Opcode = tuple[str, int, int, int, int]  # (tag, old start, old end, new start, new end), as difflib's get_opcodes
-
-# Beyond this many differing lines the minimal-diff search (Myers) stops and a coarser, still exact, diff is used.
-MINIMAL_DIFF_LIMIT = 1000
+# Bytes git writes as themselves in a quoted path; the others it writes as \\, \" or C escapes (core.quotePath).
+_GIT_ESCAPES = {0x07: "a", 0x08: "b", 0x09: "t", 0x0A: "n", 0x0B: "v", 0x0C: "f", 0x0D: "r", 0x22: '"', 0x5C: "\\"}
 
 
-def _myers_script(old: list[bytes], new: list[bytes], limit: int) -> list[tuple[int, int]] | None:
-    """The path of a shortest edit script as (old index, new index) points, or None beyond `limit` edits.
+def _quoted_path(path: str) -> bytes:
+    """A path of a diff header as git writes it, so both git apply and patch read the whole name.
 
-    Myers' O((N+M)D) algorithm: fast when files differ in a few lines, whatever their size.
+    A name with a control byte (a tab, a newline), a double quote or a backslash is C-quoted: "a/na\\tme.c". A name with
+    a space gets a trailing tab, as GNU diff does (git apply and patch then take the whole line up to the tab).
     """
-    n, m = len(old), len(new)
-    offset = limit + 1
-    furthest = [0] * (2 * limit + 3)  # furthest old index reached on each diagonal k = x - y
-    trace: list[list[int]] = []
-    for distance in range(min(limit, n + m) + 1):
-        trace.append(furthest.copy())
-        for diagonal in range(-distance, distance + 1, 2):
-            down = diagonal == -distance or (
-                diagonal != distance and furthest[offset + diagonal - 1] < furthest[offset + diagonal + 1]
-            )
-            x = furthest[offset + diagonal + 1] if down else furthest[offset + diagonal - 1] + 1
-            y = x - diagonal
-            while x < n and y < m and old[x] == new[y]:
-                x, y = x + 1, y + 1
-            furthest[offset + diagonal] = x
-            if x >= n and y >= m:
-                return _myers_backtrack(trace, offset, n, m)
-    return None
-
-
-def _myers_backtrack(trace: list[list[int]], offset: int, n: int, m: int) -> list[tuple[int, int]]:
-    points = [(n, m)]
-    x, y = n, m
-    for distance in range(len(trace) - 1, -1, -1):
-        furthest = trace[distance]
-        diagonal = x - y
-        down = diagonal == -distance or (
-            diagonal != distance and furthest[offset + diagonal - 1] < furthest[offset + diagonal + 1]
+    raw = path.encode("utf-8", "surrogateescape")
+    if any(byte < 0x20 or byte == 0x7F or byte in (0x22, 0x5C) for byte in raw):
+        quoted = "".join(
+            "\\" + _GIT_ESCAPES[byte]
+            if byte in _GIT_ESCAPES
+            else f"\\{byte:03o}"
+            if byte < 0x20 or byte >= 0x7F
+            else chr(byte)
+            for byte in raw
         )
-        previous_diagonal = diagonal + 1 if down else diagonal - 1
-        previous_x = furthest[offset + previous_diagonal] if distance > 0 else 0
-        previous_y = previous_x - previous_diagonal if distance > 0 else 0
-        while x > previous_x and y > previous_y:
-            x, y = x - 1, y - 1
-            points.append((x, y))
-        x, y = previous_x, previous_y
-        points.append((x, y))
-    points.reverse()
-    return points
-
-
-def _opcodes_from_path(points: list[tuple[int, int]], old_base: int, new_base: int) -> list[Opcode]:
-    """Turn a path of unit steps (diagonal = equal line) into merged equal / replace / delete / insert runs."""
-    codes: list[Opcode] = []
-    start_x, start_y = points[0]
-    change_x, change_y = start_x, start_y
-    for (x0, y0), (x1, y1) in itertools.pairwise(points):
-        if (x0, y0) == (x1, y1):
-            continue
-        if x1 - x0 == 1 and y1 - y0 == 1:
-            if (change_x, change_y) != (x0, y0):
-                codes.append(_change(change_x, x0, change_y, y0, old_base, new_base))
-            if codes and codes[-1][0] == "equal" and codes[-1][2] == old_base + x0:
-                tag, i1, _, j1, _ = codes[-1]
-                codes[-1] = (tag, i1, old_base + x1, j1, new_base + y1)
-            else:
-                codes.append(("equal", old_base + x0, old_base + x1, new_base + y0, new_base + y1))
-            change_x, change_y = x1, y1
-    end_x, end_y = points[-1]
-    if (change_x, change_y) != (end_x, end_y):
-        codes.append(_change(change_x, end_x, change_y, end_y, old_base, new_base))
-    return codes
-
-
-def _change(x0: int, x1: int, y0: int, y1: int, old_base: int, new_base: int) -> Opcode:
-    tag = "replace" if x1 > x0 and y1 > y0 else ("delete" if x1 > x0 else "insert")
-    return (tag, old_base + x0, old_base + x1, new_base + y0, new_base + y1)
-
-
-def _paired_opcodes(old: list[bytes], new: list[bytes], old_base: int, new_base: int) -> list[Opcode]:
-    """Line i against line i (same line count): exact, and minimal for changes that keep every line in place."""
-    codes: list[Opcode] = []
-    for index, (old_line, new_line) in enumerate(zip(old, new, strict=True)):
-        tag = "equal" if old_line == new_line else "replace"
-        if codes and codes[-1][0] == tag:
-            codes[-1] = (tag, codes[-1][1], old_base + index + 1, codes[-1][3], new_base + index + 1)
-        else:
-            codes.append((tag, old_base + index, old_base + index + 1, new_base + index, new_base + index + 1))
-    return codes
-
-
-def diff_opcodes(old: list[bytes], new: list[bytes]) -> list[Opcode]:
-    """Opcodes turning `old` into `new`: minimal (Myers) for up to MINIMAL_DIFF_LIMIT changed lines, else coarser.
-
-    Always exact: applying them to `old` gives `new`. Linear in the common prefix and suffix, which are trimmed first.
-    """
-    prefix = 0
-    while prefix < len(old) and prefix < len(new) and old[prefix] == new[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < len(old) - prefix and suffix < len(new) - prefix and old[-1 - suffix] == new[-1 - suffix]:
-        suffix += 1
-    old_middle, new_middle = old[prefix : len(old) - suffix], new[prefix : len(new) - suffix]
-    codes: list[Opcode] = [("equal", 0, prefix, 0, prefix)] if prefix else []
-    if old_middle or new_middle:
-        paired_changes = (
-            sum(1 for a, b in zip(old_middle, new_middle, strict=True) if a != b)
-            if len(old_middle) == len(new_middle)
-            else None
-        )
-        limit = MINIMAL_DIFF_LIMIT if paired_changes is None else min(MINIMAL_DIFF_LIMIT, 2 * paired_changes - 1)
-        path = _myers_script(old_middle, new_middle, limit) if limit >= 0 else None
-        if path is not None:
-            codes.extend(_opcodes_from_path(path, prefix, prefix))
-        elif paired_changes is not None:
-            codes.extend(_paired_opcodes(old_middle, new_middle, prefix, prefix))
-        else:
-            codes.append(_change(0, len(old_middle), 0, len(new_middle), prefix, prefix))
-    if suffix:
-        codes.append(("equal", len(old) - suffix, len(old), len(new) - suffix, len(new)))
-    return codes
-
-
-def grouped_opcodes(codes: list[Opcode], context: int = DIFF_CONTEXT_LINES) -> Iterator[list[Opcode]]:
-    """Hunks: changes with `context` equal lines around them, as difflib.SequenceMatcher.get_grouped_opcodes."""
-    codes = list(codes)
-    if not codes or all(code[0] == "equal" for code in codes):
-        return
-    if codes[0][0] == "equal":
-        tag, i1, i2, j1, j2 = codes[0]
-        codes[0] = (tag, max(i1, i2 - context), i2, max(j1, j2 - context), j2)
-    if codes[-1][0] == "equal":
-        tag, i1, i2, j1, j2 = codes[-1]
-        codes[-1] = (tag, i1, min(i2, i1 + context), j1, min(j2, j1 + context))
-    group: list[Opcode] = []
-    for tag, i1, i2, j1, j2 in codes:
-        if tag == "equal" and i2 - i1 > 2 * context:
-            group.append((tag, i1, min(i2, i1 + context), j1, min(j2, j1 + context)))
-            yield group
-            group = []
-            i1, j1 = max(i1, i2 - context), max(j1, j2 - context)
-        group.append((tag, i1, i2, j1, j2))
-    if group and not (len(group) == 1 and group[0][0] == "equal"):
-        yield group
-
-
-def _hunk_range(start: int, length: int) -> str:
-    """The `start,length` of a hunk header, as GNU diff writes it (1-based; an empty range names the line before)."""
-    beginning = start + 1
-    if length == 1:
-        return f"{beginning}"
-    if length == 0:
-        beginning -= 1
-    return f"{beginning},{length}"
-
-
-def _diff_line(prefix: bytes, line: bytes) -> Iterator[bytes]:
-    if line.endswith(b"\n"):
-        yield prefix + line
-    else:
-        yield prefix + line + b"\n"
-        yield b"\\ No newline at end of file\n"
-
-
-def _quoted_path(path: str) -> str:
-    """Paths with a space get a trailing tab, as GNU diff does, so both patch and git apply read the whole name."""
-    return f"{path}\t" if " " in path else path
+        return f'"{quoted}"'.encode("ascii")
+    return raw + b"\t" if b" " in raw else raw
 
 
 def unified_diff_bytes(path: str, old: bytes, new: bytes) -> bytes:
-    """A unified diff from `old` to `new` of the file at `path` (relative, '/'-separated), with a/ and b/ prefixes."""
+    """A unified diff from `old` to `new` of the file at `path` (relative, '/'-separated), with a/ and b/ prefixes.
+
+    difflib's, with DIFF_CONTEXT_LINES of context, and a line that ends without a newline followed by GNU diff's
+    `\\ No newline at end of file`, which git apply and patch need to restore it exactly.
+    """
+    import difflib  # only --diff renders diffs: keep its import out of every lint run
+
     if old == new:
         return b""
-    old_lines = _split_lines(old)
-    new_lines = _split_lines(new)
     display = path.replace(os.sep, "/")
-    output = [
-        f"--- {_quoted_path('a/' + display)}\n".encode("utf-8", "surrogateescape"),
-        f"+++ {_quoted_path('b/' + display)}\n".encode("utf-8", "surrogateescape"),
-    ]
-    for group in grouped_opcodes(diff_opcodes(old_lines, new_lines)):
-        first, last = group[0], group[-1]
-        old_range = _hunk_range(first[1], last[2] - first[1])
-        new_range = _hunk_range(first[3], last[4] - first[3])
-        output.append(f"@@ -{old_range} +{new_range} @@\n".encode())
-        for tag, old_start, old_end, new_start, new_end in group:
-            if tag == "equal":
-                for line in old_lines[old_start:old_end]:
-                    output.extend(_diff_line(b" ", line))
-                continue
-            for line in old_lines[old_start:old_end]:
-                output.extend(_diff_line(b"-", line))
-            for line in new_lines[new_start:new_end]:
-                output.extend(_diff_line(b"+", line))
+    output = [b"--- " + _quoted_path("a/" + display) + b"\n", b"+++ " + _quoted_path("b/" + display) + b"\n"]
+    lines = difflib.diff_bytes(
+        difflib.unified_diff, _split_lines(old), _split_lines(new), b"", b"", n=DIFF_CONTEXT_LINES, lineterm=b"\n"
+    )
+    for line in itertools.islice(lines, 2, None):  # the --- and +++ lines, written above with quoting
+        output.append(line)
+        if not line.endswith(b"\n"):
+            output.append(b"\n\\ No newline at end of file\n")
     return b"".join(output)
 
 

@@ -168,7 +168,7 @@ def test_cli_on_a_non_elf_file_is_exit_2(tmp_path):
     bogus.write_text("not an elf")
     err = io.StringIO()
     assert run_addr2line(arguments("--addr2line", "0x10", str(bogus)), NoStdin(), io.StringIO(), err) == 2
-    assert err.getvalue() == f"hexlint: {bogus}: not an ELF file\n"
+    assert err.getvalue() == f"hexlint: error: {bogus}: not an ELF file\n"
 
 
 def test_library_without_dwarf_gives_function_offset_and_a_note():

@@ -331,3 +331,97 @@ def test_empty_rule_selection_is_a_usage_error(tree: Path, hexlint_cli, argument
     (tree / "k.c").write_text("int a;\n")
     option = arguments[-2]
     one_line_error(hexlint_cli(*arguments, "k.c"), f"{option}: no rule given")
+
+
+def nested_parentheses(levels: int) -> str:
+    return "int f(int x) { return " + "(" * levels + "x" + ")" * levels + "; }\n"
+
+
+def test_deep_nesting_is_parsed_or_an_hx002_never_a_crash(tree: Path) -> None:
+    """2,000 nested parentheses overflowed libclang's 8 MiB parse thread (SIGSEGV, exit 139, nothing said); 5,000 go
+    past clang's own limit (-fbracket-depth, 2048), which it reports as an error. Both, and a file beside them, lint."""
+    import subprocess
+    import sys
+
+    (tree / "deep.c").write_text(nested_parentheses(2000))
+    (tree / "deeper.c").write_text(nested_parentheses(5000))
+    (tree / "macro.h").write_text("#define M(x) \\\n    (x)   \\\n    + 1\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "hexlint", "--jobs", "2", "deep.c", "deeper.c", "macro.h"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 1, (run.returncode, run.stderr)
+    assert "deep.c:" not in run.stdout
+    assert "deeper.c:1:" in run.stdout and "HX002" in run.stdout and "bracket nesting level" in run.stdout
+    assert "macro.h:1:" in run.stdout and "HX110" in run.stdout  # the run went on to the other files
+
+
+def test_parses_run_on_threads_with_deep_stacks(tree: Path, monkeypatch) -> None:
+    """Every parse, alone or in parallel, runs on a thread of PARSE_STACK_BYTES, never on the main thread."""
+    import threading
+
+    from hexlint.c import parse
+
+    seen = []
+    real_parse = parse.cindex.Index.parse
+
+    def spy(self, *arguments, **keywords):
+        seen.append((threading.current_thread() is threading.main_thread(), threading.stack_size()))
+        return real_parse(self, *arguments, **keywords)
+
+    monkeypatch.setattr(parse.cindex.Index, "parse", spy)
+    for name in ("a.c", "b.c", "c.c"):
+        (tree / name).write_text("int x;\n")
+    from hexlint.cli import main
+
+    for jobs in ("1", "2"):
+        seen.clear()
+        assert main(["--jobs", jobs, "a.c", "b.c", "c.c"]) == 0
+        assert len(seen) == 3 and not any(on_main for on_main, _ in seen), seen
+    assert threading.stack_size() == 0  # set only while the parse threads start
+
+
+def test_a_file_libclang_cannot_parse_without_crashing_is_an_hx002_from_a_child(tree: Path, monkeypatch) -> None:
+    """Past what the deep stack holds (here made small), the parse crashes in a child process, not in hexlint."""
+    from hexlint.c import parse
+    from hexlint.cli import main
+
+    monkeypatch.setattr(parse, "PARSE_STACK_BYTES", 1 << 20)
+    monkeypatch.setattr(parse, "DEEP_STRETCH_BYTES", 1000)
+    (tree / "deep.c").write_text(nested_parentheses(2000))
+    (tree / "fine.c").write_text("".join(f"int f{i}(int x) {{ return (x + {i}) * 2; }}\n" for i in range(100)))
+    import io
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert main(["--jobs", "1", "deep.c", "fine.c"], stdout=stdout, stderr=stderr) == 1
+    (line,) = stdout.getvalue().splitlines()
+    assert line.startswith("deep.c:") and "HX002" in line and "libclang crashed" in line, line
+    assert "signal 11" in line
+
+
+def test_longest_unbroken_stretch() -> None:
+    from hexlint.c.parse import longest_unbroken_stretch
+
+    assert longest_unbroken_stretch(b"") == 0
+    assert longest_unbroken_stretch(b"int x;") == 5
+    assert longest_unbroken_stretch(b"a;bbbb,cc{d}") == 4
+    assert longest_unbroken_stretch(b"x;" + b"!" * 50) == 50
+
+
+def test_fix_refuses_a_read_only_file_before_writing_any(tree: Path, hexlint_cli) -> None:
+    import stat
+
+    misaligned = "#define M(x) \\\n    (x)   \\\n    + 1\n"
+    (tree / "a.h").write_text(misaligned)
+    (tree / "b.h").write_text(misaligned)
+    (tree / "b.h").chmod(0o444)
+    before = snapshot(tree)
+    one_line_error(hexlint_cli("--fix", "a.h", "b.h"), "b.h: is read-only")
+    assert snapshot(tree) == before
+    run = hexlint_cli("--fix", "--fix-read-only", "a.h", "b.h")
+    assert run.status == 0, run
+    assert (tree / "b.h").read_text() == (tree / "a.h").read_text() != misaligned
+    assert stat.S_IMODE((tree / "b.h").stat().st_mode) == 0o444
+    one_line_error(hexlint_cli("--fix-read-only", "a.h"), "--fix-read-only: only with --fix")

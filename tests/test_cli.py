@@ -220,7 +220,7 @@ def test_internal_error_is_one_line_and_traceback_only_with_verbose(
     (tmp_path / "k.c").write_text("int a;\n")
     run = hexlint_cli("--select", "HX110", "k.c")
     assert run.status == 2
-    assert run.stderr == "hexlint: k.c: internal error in HX110 macro-backslash-misaligned: RuntimeError: boom\n"
+    assert run.stderr == "hexlint: error: k.c: internal error in HX110 macro-backslash-misaligned: RuntimeError: boom\n"
     verbose = hexlint_cli("-v", "--select", "HX110", "k.c")
     assert verbose.status == 2 and "Traceback" in verbose.stderr
 
@@ -315,3 +315,47 @@ def test_hexagon_sdk_root_headers_replace_the_stand_ins(tmp_path: Path, monkeypa
     wrong = hexlint_cli("htp/k.c")
     assert (wrong.status, wrong.stdout) == (2, "")
     assert wrong.stderr == f"hexlint: error: HEXAGON_SDK_ROOT: {tmp_path / 'no-sdk'}: not a directory\n"
+
+
+ERROR_PATHS = {
+    "unknown option": ["--frob", "k.c"],
+    "option without its value": ["k.c", "--select"],
+    "bad choice": ["--format", "nope", "k.c"],
+    "bad int": ["--jobs", "x", "k.c"],
+    "negative jobs": ["--jobs", "-1", "k.c"],
+    "empty define name": ["-D", "=1", "k.c"],
+    "define not a name": ["-D", "1X=2", "k.c"],
+    "unknown rule": ["--select", "HX999", "k.c"],
+    "empty selection": ["--select", "", "k.c"],
+    "fix and diff": ["--fix", "--diff", "k.c"],
+    "fix-read-only alone": ["--fix-read-only", "k.c"],
+    "missing path": ["nowhere.c"],
+    "missing config": ["--config", "nowhere.toml", "k.c"],
+    "bad config": ["--config", "bad.toml", "k.c"],
+    "missing baseline": ["--baseline", "nowhere.json", "k.c"],
+    "missing compile commands": ["--compile-commands", "nowhere.json", "k.c"],
+    "output into a directory": ["--output", "sub", "k.c"],
+    "rule subcommand without a rule": ["rule"],
+    "unknown rule documentation": ["rule", "HX999"],
+}
+
+
+@pytest.mark.parametrize("case", sorted(ERROR_PATHS))
+def test_every_error_is_one_line_starting_hexlint_error(case: str, tmp_path: Path, monkeypatch, hexlint_cli) -> None:
+    """argparse's usage errors, bad values, bad files: all one line `hexlint: error: ...` on stderr, exit 2."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.c").write_text("int x;\n")
+    (tmp_path / "bad.toml").write_text("select = [\n")
+    (tmp_path / "sub").mkdir()
+    run = hexlint_cli(*ERROR_PATHS[case])
+    assert run.status == 2, run
+    assert run.stdout == ""
+    assert run.stderr.startswith("hexlint: error: ") and run.stderr.count("\n") == 1, run.stderr
+    assert "usage:" not in run.stderr and "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("define", ["NAME", "NAME=", "NAME=1", "F(x)=x+1", "F(a, b)=a", "_X=a b"])
+def test_defines_clang_takes_are_accepted(define: str, tmp_path: Path, monkeypatch, hexlint_cli) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.c").write_text("int x;\n")
+    assert hexlint_cli("-D", define, "k.c").status == 0

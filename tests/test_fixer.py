@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import stat
@@ -14,7 +15,6 @@ from hexlint.core import Edit, Fix
 from hexlint.fixer import (
     apply_edits,
     apply_fixes,
-    diff_opcodes,
     encode_diff,
     plan_fixes,
     unified_diff,
@@ -219,6 +219,111 @@ def test_durable_write_syncs_before_the_rename(tmp_path: Path, monkeypatch: pyte
     assert len(synced) == 1 and target.read_bytes() == b"b\n"
 
 
+def interrupted_write(target: Path, data: bytes, step: int) -> bool:
+    """write_atomic with KeyboardInterrupt raised as it reaches its `step`-th line; False once it ran to the end."""
+    import sys
+
+    code = write_atomic.__code__
+    seen = 0
+
+    def trace(frame, event, argument):
+        nonlocal seen
+        if frame.f_code is not code:
+            return None
+        if event == "line":
+            seen += 1
+            if seen == step:
+                raise KeyboardInterrupt
+        return trace
+
+    previous = sys.gettrace()
+    sys.settrace(lambda frame, event, argument: trace if frame.f_code is code else None)
+    try:
+        write_atomic(target, data)
+    except KeyboardInterrupt:
+        return True
+    finally:
+        sys.settrace(previous)
+    return False
+
+
+def test_ctrl_c_at_any_line_of_a_write_leaves_one_whole_file_and_no_temp_file(tmp_path: Path) -> None:
+    """An interrupt between creating the temp file and the code that removes it left `.k.c.XXXX.hexlint-tmp`."""
+    target = tmp_path / "k.c"
+    steps = 0
+    for step in range(1, 200):
+        target.write_bytes(b"old\n")
+        if not interrupted_write(target, b"new\n", step):
+            break
+        steps += 1
+        assert target.read_bytes() in (b"old\n", b"new\n"), step
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["k.c"], step
+    assert steps > 10  # every line of write_atomic was interrupted once
+    assert target.read_bytes() == b"new\n"
+
+
+@pytest.mark.parametrize("call", ["open", "fchown", "fdopen", "chmod", "replace", "fstat"])
+def test_ctrl_c_just_after_each_system_call_leaves_no_temp_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, call: str
+) -> None:
+    """The interrupt lands after the call did its work and before its result is kept."""
+    target = tmp_path / "k.c"
+    target.write_bytes(b"old\n")
+    real = getattr(os, call)
+
+    def then_interrupt(*arguments, **keywords):
+        real(*arguments, **keywords)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, call, then_interrupt)
+    with contextlib.suppress(KeyboardInterrupt):
+        write_atomic(target, b"new\n")
+    monkeypatch.undo()
+    assert target.read_bytes() in (b"old\n", b"new\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.c"]
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="only root can give a file away")
+def test_root_keeps_the_owner_and_group_of_a_file_it_fixes(tmp_path: Path) -> None:
+    target = tmp_path / "k.c"
+    target.write_bytes(b"old\n")
+    os.chown(target, 4321, 8765)
+    target.chmod(0o640)
+    write_atomic(target, b"new\n")
+    status = target.stat()
+    assert (status.st_uid, status.st_gid, stat.S_IMODE(status.st_mode)) == (4321, 8765, 0o640)
+    assert target.read_bytes() == b"new\n"
+
+
+def test_a_file_whose_owner_cannot_be_set_is_rewritten_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ordinary user writing another user's (group-writable) file: a new file would change its owner."""
+    target = tmp_path / "k.c"
+    target.write_bytes(b"old\n")
+    inode = target.stat().st_ino
+    real_stat = Path.stat
+
+    def owned_by_someone_else(self, *arguments, **keywords):
+        status = real_stat(self, *arguments, **keywords)
+        if self == target:
+            fields = list(status)
+            fields[stat.ST_UID] = status.st_uid + 1
+            return os.stat_result(fields)
+        return status
+
+    def refuse(*arguments):
+        raise PermissionError("Operation not permitted")
+
+    monkeypatch.setattr(Path, "stat", owned_by_someone_else)
+    monkeypatch.setattr(os, "fchown", refuse)
+    write_atomic(target, b"new, and longer\n")
+    monkeypatch.undo()
+    assert target.read_bytes() == b"new, and longer\n"
+    assert target.stat().st_ino == inode
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.c"]
+
+
 def test_write_creates_a_missing_file(tmp_path: Path) -> None:
     target = tmp_path / "new.c"
     write_atomic(target, b"x\n")
@@ -301,44 +406,32 @@ def test_diff_keeps_cr_and_non_utf8_bytes() -> None:
     assert encode_diff(unified_diff("k.c", b"x \\\r\n\xff\n", b"x  \\\r\n\xff\n")) == raw
 
 
-def apply_opcodes(old: list[bytes], new: list[bytes], codes: list) -> list[bytes]:
-    result: list[bytes] = []
-    position = 0
-    for tag, i1, i2, j1, j2 in codes:
-        assert i1 == position, "opcodes must cover the old lines in order"
-        result.extend(old[i1:i2] if tag == "equal" else new[j1:j2])
-        if tag == "equal":
-            assert old[i1:i2] == new[j1:j2]
-        position = i2
-    assert position == len(old)
-    return result
+def test_diff_of_many_changed_lines_applies(tmp_path: Path) -> None:
+    """Thousands of changed lines, with and without lines removed: the diff still applies exactly."""
+    old = b"".join(b"line %d  \\\n" % i for i in range(5000))
+    same_count = b"".join(
+        line.replace(b"  ", b" ") if i % 2 else line for i, line in enumerate(old.splitlines(keepends=True))
+    )
+    fewer = b"".join(line for i, line in enumerate(same_count.splitlines(keepends=True)) if i % 3)
+    for new in (same_count, fewer):
+        applies_with("git", tmp_path, "k.c", old, new)
 
 
-def changed_lines(codes: list) -> int:
-    return sum((i2 - i1) + (j2 - j1) for tag, i1, i2, j1, j2 in codes if tag != "equal")
+def test_diff_is_as_small_as_the_change() -> None:
+    """One changed line of a long file is one hunk with three lines of context, as `diff -u` writes it."""
+    old = b"".join(b"%d\n" % i for i in range(100))
+    text = unified_diff("k.c", old, old.replace(b"\n50\n", b"\nfifty\n"))
+    assert text.splitlines()[2:] == ["@@ -48,7 +48,7 @@", " 47", " 48", " 49", "-50", "+fifty", " 51", " 52", " 53"]
 
 
-@hypothesis.settings(max_examples=400, deadline=None)
-@hypothesis.given(
-    old=strategies.lists(strategies.sampled_from([b"a\n", b"b\n", b"c\n", b"d\n"]), max_size=30),
-    new=strategies.lists(strategies.sampled_from([b"a\n", b"b\n", b"c\n", b"e\n"]), max_size=30),
-)
-def test_diff_opcodes_are_exact_and_as_small_as_difflibs(old: list[bytes], new: list[bytes]) -> None:
-    import difflib
-
-    codes = diff_opcodes(old, new)
-    assert apply_opcodes(old, new, codes) == new
-    reference = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
-    assert changed_lines(codes) <= changed_lines(reference)
+@pytest.mark.parametrize("tool", ["git", "patch"])
+@pytest.mark.parametrize("name", ["tab\there.c", "new\nline.c", 'quote"d.c', "back\\slash.c", "caf\xe9 \tx.c"])
+def test_diff_of_a_path_git_quotes_applies(tool: str, name: str, tmp_path: Path) -> None:
+    applies_with(tool, tmp_path, name, b"a\nb\n", b"a\nc\n")
 
 
-def test_diff_of_many_changed_lines_stays_exact() -> None:
-    """Past the minimal-diff limit: same line count pairs lines, otherwise one block; both still apply exactly."""
-    old = [b"line %d  \\\n" % i for i in range(5000)]
-    same_count = [line.replace(b"  ", b" ") if i % 2 else line for i, line in enumerate(old)]
-    assert apply_opcodes(old, same_count, diff_opcodes(old, same_count)) == same_count
-    fewer = [line for i, line in enumerate(same_count) if i % 3]
-    assert apply_opcodes(old, fewer, diff_opcodes(old, fewer)) == fewer
+def test_quoted_path_is_spelled_as_git_spells_it() -> None:
+    assert unified_diff("d/ta\tb.c", b"a\n", b"b\n").splitlines()[:2] == ['--- "a/d/ta\\tb.c"', '+++ "b/d/ta\\tb.c"']
 
 
 lines_strategy = strategies.lists(

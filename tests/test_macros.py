@@ -600,3 +600,17 @@ def test_any_bytes_give_findings_not_exceptions_and_the_fix_converges(data: byte
     fixed = safe_fixed("fuzz.c", data, codes)
     assert HORIZONTAL_WHITESPACE.sub(b"", fixed) == HORIZONTAL_WHITESPACE.sub(b"", data)
     assert safe_fixed("fuzz.c", fixed, codes) == fixed
+
+
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n"])
+def test_a_byte_order_mark_hides_no_macro_on_the_first_line(ending: bytes) -> None:
+    """The mark is not part of the line: the first line's macro is found, its columns are what an editor shows."""
+    body = b"#define M(x) \\" + ending + b"    (x)   \\" + ending + b"    + 1" + ending
+    whitespace = b"#define W(x) \\ " + ending + b"    (x)" + ending
+    plain = {(d.code, d.span.line, d.message) for d in lint("k.c", body, {"HX110"})}
+    marked = {(d.code, d.span.line, d.message) for d in lint("k.c", b"\xef\xbb\xbf" + body, {"HX110"})}
+    assert marked == plain and len(plain) == 1
+    assert [d.span.line for d in lint("k.c", b"\xef\xbb\xbf" + whitespace, {"HX111"})] == [1]
+    (finding,) = lint("k.c", b"\xef\xbb\xbf" + body, {"HX110"})
+    fixed = apply_fixes(b"\xef\xbb\xbf" + body, [finding.fix])
+    assert fixed == b"\xef\xbb\xbf" + apply_fixes(body, [lint("k.c", body, {"HX110"})[0].fix])

@@ -410,7 +410,7 @@ def _gate(
 
 
 def _error(message: str, stderr: TextIO | None = None) -> int:
-    (stderr or sys.stderr).write(f"hexlint: {message}\n")
+    (stderr or sys.stderr).write(f"hexlint: error: {message}\n")
     return 2
 
 

@@ -10,7 +10,8 @@ import functools
 import json
 import os
 import shlex
-from collections.abc import Iterable, Sequence
+import sys
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path, PurePath
 
 import clang.cindex as cindex
@@ -28,6 +29,19 @@ CXX_SUFFIXES = (".cpp", ".cc", ".cxx", ".hpp", ".hh", ".hxx")
 
 # Let libclang continue after a missing header so rules still see the rest of the file.
 _KEEP_GOING = 0x200
+
+# clang's parser recurses once per nesting level (parentheses, unary operators, `if` chains ...), a few KiB a level.
+# libclang parses on a thread of its own with an 8 MiB stack, which ~1,250 nested parentheses overflow (SIGSEGV, no
+# message). LIBCLANG_NOTHREADS makes it parse on the calling thread, and hexlint parses on threads with this stack
+# (address space only: the pages a parse never touches are never allocated).
+PARSE_STACK_BYTES = 512 << 20
+os.environ.setdefault("LIBCLANG_NOTHREADS", "1")
+# Measured (libclang 22): a level of parentheses takes ~6.5 KiB of stack, but clang stops at 2,048 of them
+# (-fbracket-depth, an error: HX002), ~14 MiB; unbracketed chains take less a level and have no limit: ~1.6 KiB a
+# unary `-`, ~1.2 KiB an `if (x)`, so a 512 MiB stack holds ~300,000 levels. A file with a stretch of code holding
+# none of `;` `,` `{` `}` (which end an expression's or a statement's recursion) longer than this (a tenth of
+# that) is first parsed in a child process: if libclang crashes there, the file is an HX002 and the run goes on.
+DEEP_STRETCH_BYTES = 32 << 10
 _STUBS_DIR = Path(__file__).parent / "stubs"
 _SDK_INCLUDE_SUBDIRS = (
     "incs",
@@ -232,8 +246,98 @@ def arguments_for(path: str, role: str, settings: ParseSettings) -> list[str]:
     return [*language, "-fsyntax-only", *defines, *includes, *builtin, *sdk_and_stubs, *settings.extra_arguments]
 
 
+def on_deep_stacks(
+    function: Callable[[str], object], items: Sequence[str], workers: int, stack_bytes: int | None = None
+) -> list[object]:
+    """`function` over `items` on `workers` threads with `stack_bytes` (PARSE_STACK_BYTES) stacks, results in order.
+
+    Every libclang parse runs here, never on the main thread (whose stack is the 8 MiB of `ulimit -s`). An exception
+    in `function` is raised here, for the first item that raised it.
+    """
+    import threading
+
+    results: list[object] = [None] * len(items)
+    errors: list[BaseException | None] = [None] * len(items)
+    next_item = iter(range(len(items)))
+    lock = threading.Lock()
+
+    def work() -> None:
+        while True:
+            with lock:
+                index = next(next_item, None)
+            if index is None:
+                return
+            try:
+                results[index] = function(items[index])
+            except BaseException as error:  # carried to the calling thread, raised there
+                errors[index] = error
+
+    previous = threading.stack_size(stack_bytes or PARSE_STACK_BYTES)
+    try:
+        threads = [threading.Thread(target=work, daemon=True) for _ in range(max(1, min(workers, len(items))))]
+        for thread in threads:
+            thread.start()
+    finally:
+        threading.stack_size(previous)
+    for thread in threads:
+        thread.join()
+    for error in errors:
+        if error is not None:
+            raise error
+    return results
+
+
+def longest_unbroken_stretch(data: bytes) -> int:
+    """The longest run of bytes holding none of `;` `,` `{` `}`: a bound on how deep one statement can nest."""
+    import re
+
+    longest = start = 0
+    for match in re.finditer(rb"[;,{}]", data):
+        longest = max(longest, match.start() - start)
+        start = match.end()
+    return max(longest, len(data) - start)
+
+
+def may_overflow(path: str) -> bool:
+    """Whether the file could nest deeper than PARSE_STACK_BYTES parse: a stretch over DEEP_STRETCH_BYTES."""
+    try:
+        if os.path.getsize(path) <= DEEP_STRETCH_BYTES:
+            return False  # the common case, decided without reading: a file this small holds no such stretch
+        with open(path, "rb") as handle:
+            return longest_unbroken_stretch(handle.read()) > DEEP_STRETCH_BYTES
+    except OSError:
+        return False
+
+
+_CHILD_PARSE = "import sys; from hexlint.c.parse import child_parse; child_parse(sys.argv[1:])"
+
+
+def crashes_in_child(path: str, arguments: Sequence[str]) -> int | None:
+    """Parse in a child process as parse_unit would; the signal that killed it, or None when it parsed."""
+    import subprocess
+
+    child = subprocess.run(
+        [sys.executable, "-c", _CHILD_PARSE, str(PARSE_STACK_BYTES), path, *arguments],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
+    return -child.returncode if child.returncode < 0 else None
+
+
+def child_parse(argv: Sequence[str]) -> None:
+    """The child of `crashes_in_child`: STACK_BYTES PATH ARGUMENTS..., parsed on a thread with that stack."""
+    stack_bytes, path, *arguments = argv
+    parse = cindex.Index.create().parse
+    on_deep_stacks(lambda item: parse(item, args=arguments, options=_KEEP_GOING), [path], 1, int(stack_bytes))
+
+
 def parse_unit(path: str, role: str, settings: ParseSettings) -> ParsedUnit:
-    """Parse one file. Bad C becomes HX002 diagnostics; only an unreadable file raises InputError."""
+    """Parse one file. Bad C becomes HX002 diagnostics; only an unreadable file raises InputError.
+
+    Call it through `on_deep_stacks`: clang's parser needs more stack than a default thread has.
+    """
     absolute = os.path.abspath(path)
     text = dict(settings.unsaved).get(absolute)
     unsaved = list(settings.unsaved)
@@ -242,6 +346,17 @@ def parse_unit(path: str, role: str, settings: ParseSettings) -> ParsedUnit:
     elif path != absolute:  # libclang matches the main file's unsaved text by the name parse() is given
         unsaved.append((path, text))
     arguments = arguments_for(path, role, settings)
+    if may_overflow(path):
+        signal_number = crashes_in_child(path, arguments)
+        if signal_number is not None:
+            failure = _parse_error(
+                path,
+                None,
+                None,
+                f"libclang crashed parsing this file (signal {signal_number}): its code nests too deep "
+                f"(over {DEEP_STRETCH_BYTES // 1024} KiB without `;`, `,` or braces); split the expression",
+            )
+            return ParsedUnit(path, role, None, [failure], tuple(arguments))
     try:
         translation_unit = cindex.Index.create().parse(
             path, args=arguments, unsaved_files=unsaved or None, options=_KEEP_GOING

@@ -20,6 +20,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+# UTF-8's byte-order mark, which some editors write at the start of a file.
+_BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 # Horizontal whitespace C allows between a backslash and the newline it splices (compilers warn, but splice).
 _HSPACE = rb"[ \t\f\v]"
 _SPLICE = rb"\\" + _HSPACE + rb"*\r?\n"
@@ -228,8 +230,8 @@ def _continuation_backslash(data: bytes, start: int, terminator: int) -> int | N
 
 
 def _continues_previous_line(data: bytes, line_start: int) -> bool:
-    if line_start == 0:
-        return False
+    if line_start == 0 or data[line_start - 1] != 0x0A:
+        return False  # the first line, after a byte-order mark if there is one
     previous_start = data.rfind(b"\n", 0, line_start - 1) + 1
     terminator, _ = _line_end(data, previous_start)
     return _continuation_backslash(data, previous_start, terminator) is not None
@@ -327,6 +329,8 @@ def find_macros(data: bytes, tab_width: int = 8) -> tuple[Macro, ...]:
     candidates = []
     for match in _DEFINE.finditer(data):
         line_start = data.rfind(b"\n", 0, match.start()) + 1
+        if line_start == 0 and data.startswith(_BYTE_ORDER_MARK):
+            line_start = len(_BYTE_ORDER_MARK)  # not part of the line: editors show nothing there
         if data[line_start : match.start()].strip(_HORIZONTAL_WHITESPACE):
             continue
         terminator, _ = _line_end(data, line_start)
