@@ -343,29 +343,3 @@ def _for_increment(data: bytes, region: LoopRegion) -> str:
         elif byte == ord(";") and depth == 0 and semicolon is None:
             semicolon = index
     return ""
-
-
-# A cast and an operand: an identifier with member accesses and subscripts, a literal, or one parenthesised group.
-_OPERAND = re.compile(
-    rb"(?:\(\s*[A-Za-z_]\w*\s*\)\s*)?(?:[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|\s*\[[^\[\]]*\])*|\d\w*|\([^()]*\))"
-)
-_LONGEST_QUOTED = 60
-
-
-def expression_text(unit: UnitIndex, node: Node) -> str:
-    """The expression as written, quoted, when short (read where it is spelled for code from a macro); else a
-    generic phrase."""
-    if node.is_macro_expansion:
-        place = node.spelling_start
-        data = unit.source_bytes(place.path) if place.path else b""
-        match = _OPERAND.match(data, place.offset) if data else None
-        if match is None:
-            return "a value"
-        start, end = match.start(), match.end()
-    else:
-        data = unit.source_bytes(node.path)
-        start, end = node.start_offset, node.end_offset
-    if not 0 <= start < end <= len(data) or end - start > _LONGEST_QUOTED:
-        return "a value"
-    text = " ".join(data[start:end].decode("utf-8", errors="replace").replace("\\\n", " ").split())
-    return f"`{text}`"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from hexlint.backend.kernel_params import FieldAccess, Ops
@@ -41,3 +42,22 @@ def for_ops(ops: Ops) -> str:
 
 def access_diagnostic(code: str, message: str, access: FieldAccess, related: tuple[Related, ...]) -> Diagnostic:
     return diagnostic(code, message, access.span, related=related, fingerprint_text=access.line_text)
+
+
+def quoted_source(unit: UnitIndex, node: Node, operand: re.Pattern[bytes], longest: int) -> str | None:
+    """The expression as written, in backquotes, when at most `longest` bytes; for code a macro produced, the
+    `operand` read where its first token is spelled (only that token's place is known). None: no short text."""
+    if node.is_macro_expansion:
+        place = node.spelling_start
+        data = unit.source_bytes(place.path) if place.path else b""
+        match = operand.match(data, place.offset) if data else None
+        if match is None:
+            return None
+        start, end = match.start(), match.end()
+    else:
+        data = unit.source_bytes(node.path)
+        start, end = node.start_offset, node.end_offset
+    if not 0 <= start < end <= len(data) or end - start > longest:
+        return None
+    text = " ".join(data[start:end].decode("utf-8", errors="replace").replace("\\\n", " ").split())
+    return f"`{text}`"

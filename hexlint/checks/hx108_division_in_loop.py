@@ -11,7 +11,7 @@ from hexlint.backend.model import BackendModel
 from hexlint.backend.names import matches_any, string_list
 from hexlint.c.index import UnitIndex
 from hexlint.c.node import Node
-from hexlint.checks._c_helpers import diagnostic_at
+from hexlint.checks._c_helpers import diagnostic_at, quoted_source
 from hexlint.core import Diagnostic, Related, Span
 from hexlint.record import record
 from hexlint.registry import diagnostic
@@ -128,7 +128,7 @@ def _finding(
 
 def _message(unit: UnitIndex, division: Node, divisor: Node, is_float: bool, settings: DivisionSettings) -> str:
     what = "modulo" if division.binary_operator.startswith("%") else "division"
-    quoted = _divisor_text(unit, divisor)
+    quoted = quoted_source(unit, divisor, _OPERAND, _LONGEST_QUOTED_DIVISOR) or "a non-constant value"
     if is_float:
         return (
             f"Floating-point {what} by {quoted} inside a loop calls a software divide on every iteration "
@@ -140,25 +140,6 @@ def _message(unit: UnitIndex, division: Node, divisor: Node, is_float: bool, set
         f"(Hexagon has no divide instruction); precompute `{settings.fastdiv_init}()` for the divisor once "
         f"and use `{helper}()`."
     )
-
-
-def _divisor_text(unit: UnitIndex, divisor: Node) -> str:
-    """The divisor as written, quoted, when it is a short expression; else a generic phrase."""
-    if divisor.is_macro_expansion:
-        # Inside a macro only the first token's spelling is known: read one operand from there.
-        place = divisor.spelling_start
-        data = unit.source_bytes(place.path)
-        match = _OPERAND.match(data, place.offset) if place.path else None
-        if match is None:
-            return "a non-constant value"
-        start, end = match.start(), match.end()
-    else:
-        data = unit.source_bytes(divisor.path)
-        start, end = divisor.start_offset, divisor.end_offset
-    if not 0 <= start < end <= len(data) or end - start > _LONGEST_QUOTED_DIVISOR:
-        return "a non-constant value"
-    text = " ".join(data[start:end].decode("utf-8", errors="replace").replace("\\\n", " ").split())
-    return f"`{text}`"
 
 
 # An identifier with member accesses (`sctx->k_chunks`), or a parenthesised group of one level (`(ne1 * ne2)`).

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from hexlint.backend.model import BackendModel
 from hexlint.backend.names import matches_any, string_list
 from hexlint.backend.trace import settings_from
-from hexlint.backend.trace_regions import changes_in_loop, expression_text, induction_variables
+from hexlint.backend.trace_regions import changes_in_loop, induction_variables
+from hexlint.checks._c_helpers import quoted_source
 from hexlint.core import Diagnostic, Related, Span
 from hexlint.registry import diagnostic
 
@@ -37,7 +39,7 @@ def check(model: BackendModel, options: Mapping[str, Any]) -> Iterator[Diagnosti
         if key in reported:
             continue  # an event in a macro body is one finding however often the macro is expanded
         reported.add(key)
-        info = expression_text(start.unit, start.info)
+        info = quoted_source(start.unit, start.info, _OPERAND, _LONGEST_QUOTED) or "a value"
         index = indices[0]
         message = (
             f"{start.event} is started on every iteration of the loop over `{index}` with info {info}, which "
@@ -50,3 +52,10 @@ def check(model: BackendModel, options: Mapping[str, Any]) -> Iterator[Diagnosti
             related.append(Related(Span(node.path, node.line, node.column), "expanded from this macro use"))
         line = start.unit.source_line(span.path, span.line or 0).strip().rstrip("\\").strip()
         yield diagnostic(CODE, message, span, related=tuple(related), fingerprint_text=line or start.event)
+
+
+# A cast and an operand: an identifier with member accesses and subscripts, a literal, or one parenthesised group.
+_OPERAND = re.compile(
+    rb"(?:\(\s*[A-Za-z_]\w*\s*\)\s*)?(?:[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|\s*\[[^\[\]]*\])*|\d\w*|\([^()]*\))"
+)
+_LONGEST_QUOTED = 60
