@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import gc
+import shutil
+import weakref
 from pathlib import Path
 
+import pytest
+
 from hexlint.backend import dispatch, names, trace
+from hexlint.backend.loops import assignment_count, written_in
 from hexlint.backend.model import BackendModel, model_of
+from hexlint.c import index
 from hexlint.c.index import Project, build_project
 from hexlint.c.parse import ParseSettings, classify, parse_unit
 from hexlint.checks import hx106_trace_missing
+from hexlint.config import Config
+from hexlint.engine import RunSettings, lint
 from hexlint.registry import find_rule
 
 KERNEL = """
@@ -79,3 +88,101 @@ def test_matches_any_is_a_case_sensitive_glob() -> None:
     assert names.matches_any("htp_op_matmul", ("htp_op_*",))
     assert not names.matches_any("HTP_OP_MATMUL", ("htp_op_*",))
     assert not names.matches_any("anything", ())
+
+
+# Facts the source rules share live on the Project / UnitIndex, so a finished run
+
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
+SOURCE_RULES = ("HX101", "HX102", "HX103", "HX104", "HX105", "HX106", "HX107", "HX108")
+
+
+def copy_kernel_tree(tmp_path: Path) -> Path:
+    """A tree where every kernel-params, trace and division fixture is a kernel file and HX105's are host code."""
+    kernels = tmp_path / "htp"
+    kernels.mkdir()
+    for code in ("HX101", "HX102", "HX103", "HX106", "HX107", "HX108"):
+        for source in sorted((FIXTURES / code).glob("*.c")):
+            shutil.copy(source, kernels / f"{code}_{source.name}")
+    for source in sorted((FIXTURES / "HX105").glob("*.cpp")):
+        shutil.copy(source, tmp_path / source.name)
+    return tmp_path
+
+
+def test_a_finished_run_keeps_no_translation_unit_alive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = copy_kernel_tree(tmp_path)
+    projects: list[weakref.ref[index.Project]] = []
+    translation_units: list[weakref.ref[object]] = []
+    build = index.build_project
+
+    def recording_build(*args: object, **kwargs: object) -> index.Project:
+        project = build(*args, **kwargs)  # type: ignore[arg-type]
+        projects.append(weakref.ref(project))
+        translation_units.extend(
+            weakref.ref(unit.unit.translation_unit) for unit in project.units if unit.unit.translation_unit
+        )
+        return project
+
+    monkeypatch.setattr(index, "build_project", recording_build)
+    result = lint([str(root)], Config(), RunSettings(select=SOURCE_RULES, jobs=1))
+    assert {diagnostic.code for diagnostic in result.diagnostics} >= {"HX103", "HX107", "HX108"}
+    assert projects and translation_units
+    del result
+    gc.collect()
+    assert [ref for ref in projects if ref() is not None] == []
+    assert [ref for ref in translation_units if ref() is not None] == []
+
+
+def test_memoized_computes_once_per_key() -> None:
+    memo: dict = {}
+    calls: list[str] = []
+    assert index.memoized(memo, "k", lambda: calls.append("k") or 1) == 1
+    assert index.memoized(memo, "k", lambda: calls.append("again") or 2) == 1
+    assert calls == ["k"]
+
+
+# The textual "is it written in the loop" helpers: binary `&`/`&&` and member stor
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"s += x[i] / d; s ^= (i & d);",
+        b"s ^= i&d;",
+        b"s ^= x[i] & d;",
+        b"s ^= (i) & d;",
+        b"i < n && d;",
+        b"i < n &&d;",
+        b"p->d = i;",
+        b"q.d = i;",
+        b"p->d++;",
+        b"++p->d;",
+        b"dd = 1; d_max = 2; if (d == 3) {}",
+    ],
+)
+def test_lookalikes_are_not_writes(text: bytes) -> None:
+    assert not written_in(text, "d")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"d = i;",
+        b"d += 2;",
+        b"d <<= 1;",
+        b"d++;",
+        b"--d;",
+        b"f(&d);",
+        b"f(x, & d);",
+        b"int *q = &d;",
+        b"return &d;",
+        b"s += (d = 3);",
+    ],
+)
+def test_real_writes_are_writes(text: bytes) -> None:
+    assert written_in(text, "d")
+
+
+def test_assignment_count_skips_members_comparisons_and_compound_assignment() -> None:
+    text = b"int *p = a; p = b; ctx->p = c; s.p = d; if (p == e) {} p += 1; pp = f;"
+    assert assignment_count(text, "p") == 2

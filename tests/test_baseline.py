@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hexlint.baseline import BaselineError, entries_for, filter_baseline, load_baseline, render_baseline
+from hexlint.baseline import BaselineError, entries_for, filter_baseline, load_baseline, render_baseline, write_baseline
 from hexlint.core import Diagnostic, Severity, Span
 from hexlint.record import replace
 
@@ -125,3 +125,22 @@ def test_cli_missing_baseline_is_an_error_naming_it(tmp_path: Path, monkeypatch,
     assert run.status == 2
     assert run.stderr.count("\n") == 1
     assert "nope.json" in run.stderr
+
+
+# write_baseline counts what it rendered instead of parsing its own output back.
+
+
+@pytest.mark.parametrize("count", [0, 1, 4])
+def test_count_matches_the_file_unparsed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, count: int) -> None:
+    findings = [finding(line, "x = a / b;", str(tmp_path / "k.c")) for line in range(1, count + 1)]
+    target = tmp_path / "baseline.json"
+
+    def no_parsing(*_arguments, **_keywords):
+        raise AssertionError("write_baseline parsed JSON")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(json, "loads", no_parsing)
+        recorded = write_baseline(target, findings)
+    assert recorded == count
+    assert len(json.loads(target.read_text(encoding="utf-8"))["findings"]) == count
+    assert len(load_baseline(target)) == count

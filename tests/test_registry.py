@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from hexlint import registry
-from hexlint.checks import CHECK_MODULES, CHECKS
+from hexlint import engine, registry, suppress
+from hexlint.c import index, parse
+from hexlint.checks import CHECK_MODULES, CHECKS, _c_helpers
+from hexlint.core import Diagnostic, Severity
+from hexlint.record import replace
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -96,3 +99,79 @@ def test_the_docs_list_exactly_the_project_scope_rules_as_cross_file() -> None:
         text = " ".join((root / document).read_text(encoding="utf-8").split())
         (listed,) = re.findall(r"the cross-file rules \((HX[^:)]*)", text, re.IGNORECASE)
         assert _expand_codes(listed) == project_rules, document
+
+
+# hexlint's own findings (HX001, HX002) take their name and severity from the rule
+
+
+@pytest.fixture
+def demoted_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """HX001 and HX002 as documents with other severities: a hand-rolled fallback would not follow."""
+    read = registry.rule_at
+
+    def demoted(path: Path):
+        rule = read(path)
+        return replace(rule, severity=Severity.INFO) if rule.code in ("HX001", "HX002") else rule
+
+    monkeypatch.setattr(registry, "rule_at", demoted)
+
+
+def _matches_document(found: Diagnostic) -> None:
+    rule = registry.find_rule(found.code)
+    assert rule is not None
+    assert (found.name, found.severity) == (rule.name, rule.severity)
+
+
+def test_parse_error_comes_from_the_document(tmp_path: Path, demoted_rules: None) -> None:
+    path = tmp_path / "broken.c"
+    path.write_text("int f( {\n")
+    (found, *_) = parse.parse_unit(str(path), parse.HOST, parse.ParseSettings()).diagnostics
+    assert found.code == "HX002" and found.severity == Severity.INFO
+    _matches_document(found)
+    assert found.fingerprint_text == found.message
+
+
+def test_unopenable_name_comes_from_the_document(demoted_rules: None) -> None:
+    found = engine._unopenable("bad\udcffname.c")
+    assert found.code == "HX002" and found.severity == Severity.INFO
+    _matches_document(found)
+
+
+def test_unused_suppression_comes_from_the_document(demoted_rules: None) -> None:
+    directive = suppress.Suppression("k.c", 3, 5, 30, 3, ("HX104",), "why", well_formed=True)
+    found = suppress._hx001(directive, "unused")
+    assert found.code == "HX001" and found.severity == Severity.INFO
+    _matches_document(found)
+    assert found.fingerprint_text == "hexlint: ignore[HX104]"
+
+
+# Source-rule findings take their name and severity from the rule document through
+
+
+def loop_unit(tmp_path: Path) -> index.UnitIndex:
+    path = tmp_path / "htp" / "op.c"
+    path.parent.mkdir(parents=True)
+    path.write_text("int f(int n, int d) { int s = 0; for (int i = 0; i < n; i++) s += i / d; return s; }\n")
+    unit = parse.parse_unit(str(path), parse.KERNEL, parse.ParseSettings())
+    return index.build_project([unit], [str(path)]).units[0]
+
+
+def test_diagnostic_at_takes_a_code_and_reads_the_rule_document(tmp_path: Path) -> None:
+    unit = loop_unit(tmp_path)
+    node = unit.nodes("BINARY_OPERATOR")[-1]
+    rule = registry.find_rule("HX108")
+    assert rule is not None
+    finding = _c_helpers.diagnostic_at("HX108", unit, node, "message")
+    assert (finding.code, finding.name, finding.severity) == (rule.code, rule.name, rule.severity)
+    assert finding.span.line == 1 and finding.fingerprint_text.startswith("int f(")
+
+
+def test_an_unknown_code_is_an_error_not_an_invented_identity(tmp_path: Path) -> None:
+    unit = loop_unit(tmp_path)
+    with pytest.raises(KeyError):
+        _c_helpers.diagnostic_at("HX999", unit, unit.nodes("BINARY_OPERATOR")[-1], "message")
+
+
+def test_no_second_identity_lookup_with_fallback_defaults() -> None:
+    assert not hasattr(_c_helpers, "RuleIdentity")
+    assert not hasattr(_c_helpers, "rule_identity")
