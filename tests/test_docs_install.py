@@ -104,7 +104,7 @@ def test_every_install_line_gives_a_working_hexlint(installed: tuple[Path, Path]
 
 def scratch_tree(root: Path) -> Path:
     """The paths the docs name: the C core's sources as ggml/src/ggml-hexagon and src/, its built libraries (of the
-    same architectures) as libggml-htp-vNN.so, also in build/ and base/."""
+    same architectures) as libggml-htp-vNN.so, also in build/ and base/, and a -g build beside them."""
     core = REPO_ROOT / "fixtures" / "htp-core"
     for stand_in in CORE_STANDS_FOR:
         shutil.copytree(core, root / stand_in, ignore=shutil.ignore_patterns("lib"))
@@ -113,6 +113,8 @@ def scratch_tree(root: Path) -> Path:
         for directory in (root, root / "build", root / "base"):
             directory.mkdir(exist_ok=True)
             shutil.copy(library, directory / f"libggml-htp-{arch}.so")
+    # The -g build a `--debug-file` example names (the core's own differs in code, which hexlint says and goes on).
+    shutil.copy(core / "lib" / "libhtp-core-v73-g.so", root / "libggml-htp-v79-g.so")
     return root
 
 
