@@ -16,6 +16,8 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+import clang.cindex as cindex
+
 from hexlint.backend.dispatch import kernel_call_graph
 from hexlint.backend.trace import kernel_text, settings_from, workers_started_by
 from hexlint.c.index import Project, UnitIndex, memoized
@@ -25,6 +27,7 @@ from hexlint.record import record, replace
 _INCREMENTS = frozenset({"++", "--"})
 _WRITE_KINDS = ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR", "UNARY_OPERATOR")
 _STATIC = re.compile(rb"\bstatic\b")
+_WORD = re.compile(rb"[A-Za-z_]\w*")
 # A member chain with subscripts: `actx->partial[ith].sum`.
 _LVALUE = re.compile(rb"[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|\s*\[[^\]\n]*\])*")
 
@@ -157,9 +160,10 @@ def _workers(project: Project, settings: WorkerSettings) -> list[Worker]:
                 if launch not in launches.setdefault(worker, []):
                     launches[worker].append(launch)
     found = []
+    helper_writes: dict[tuple[str, int, int], list[Write]] = {}  # a helper many workers call is scanned once
     for name in sorted(launches):
         unit, node = text.functions[name]
-        found.append(_worker(unit, node, tuple(launches[name]), settings, text.functions))
+        found.append(_worker(unit, node, tuple(launches[name]), settings, text.functions, helper_writes))
     return found
 
 
@@ -169,6 +173,7 @@ def _worker(
     launches: tuple[Launch, ...],
     settings: WorkerSettings,
     functions: Mapping[str, tuple[UnitIndex, Node]],
+    helper_writes: dict[tuple[str, int, int], list[Write]],
 ) -> Worker:
     params = parameters(node)
     thread_index = params[settings.thread_index_parameter] if len(params) > settings.thread_index_parameter else None
@@ -182,10 +187,13 @@ def _worker(
         helper_params = parameters(helper)
         if index >= len(helper_params):
             continue
-        helper_scan = _WriteScan(helper_unit, helper, helper_params[index], None, settings)
-        for write in helper_scan.writes():
-            if write.kind not in ("shared_field", "per_thread"):
-                continue
+        key = (helper.path, helper.start_offset, index)
+        if key not in helper_writes:
+            helper_scan = _WriteScan(helper_unit, helper, helper_params[index], None, settings)
+            helper_writes[key] = [
+                write for write in helper_scan.writes() if write.kind in ("shared_field", "per_thread")
+            ]
+        for write in helper_writes[key]:
             if write.kind == "shared_field" and not write.guard:
                 # `if (ith == 0) finish(ctx);`: the call's guard covers the helper's writes.
                 write = replace(write, guard=scan.call_guard(call))
@@ -230,7 +238,12 @@ class _WriteScan:
 
     def _find_aliases(self) -> None:
         # Declarations in source order: `struct x *ctx = data; struct y *s = &ctx->slots[ith];`.
-        for node in nodes_in(self.unit, self.function, "VAR_DECL"):
+        for node in function_nodes(self.unit, self.function, "VAR_DECL"):
+            # Only a pointer declaration, or one initialised with an address (`&ctx->part[ith]`), can be an alias.
+            if not self._may_name_shared(node, b"&") and node.type_kind != "POINTER":
+                continue
+            if not self._may_name_shared(node):
+                continue
             initialiser = _initialiser(node)
             if initialiser is None:
                 continue
@@ -263,13 +276,29 @@ class _WriteScan:
                 else:
                     self.shared.add(node)
 
+    def _may_name_shared(self, node: Node, text: bytes = b"") -> bool:
+        """Whether the node's text names a declaration of the shared context (or holds `text`); code a macro
+        produced always may."""
+        data = self.unit.source_bytes(node.path)
+        if text:
+            if data.find(text, node.start_offset, node.end_offset) >= 0:
+                return True
+        else:
+            words = set(_WORD.findall(data, node.start_offset, node.end_offset))
+            if any(declaration.spelling.encode() in words for declaration in self.shared):
+                return True
+        return node.is_macro_expansion
+
     def writes(self) -> Iterator[Write]:
-        candidates = [node for kind in _WRITE_KINDS for node in nodes_in(self.unit, self.function, kind)]
-        candidates.sort(key=lambda node: node.start_offset)
-        for node in candidates:
-            target = _written_lvalue(node)
-            if target is None:
-                continue
+        # Only assignments and increments write: keep those before placing them (placing a node costs more).
+        candidates = [
+            (node, target, order, position)
+            for order, kind in enumerate(_WRITE_KINDS)
+            for position, node in enumerate(walked_nodes(self.unit, self.function, kind))
+            if (target := _written_lvalue(node)) is not None
+        ]
+        candidates.sort(key=lambda item: (item[0].start_offset, item[2], item[3]))
+        for node, target, _order, _position in candidates:
             write = self._classify(node, target)
             if write is not None:
                 yield write
@@ -321,7 +350,12 @@ class _WriteScan:
             return self._tree_of().under_lock(node, self.settings)  # one offset for all of a macro's nodes
         if self._lock_events is None:
             self._lock_events = []
-            for call in nodes_in(self.unit, self.function, "CALL_EXPR"):
+            lock_calls = [
+                call
+                for call in walked_nodes(self.unit, self.function, "CALL_EXPR")
+                if _matches(call.spelling, self.settings.unlock_functions + self.settings.lock_functions)
+            ]
+            for call in in_source_order(lock_calls):
                 if _matches(call.spelling, self.settings.unlock_functions):
                     self._lock_events.append((call.start_offset, False))
                 elif _matches(call.spelling, self.settings.lock_functions):
@@ -344,7 +378,7 @@ class _WriteScan:
     def _one_thread_parts(self) -> list[tuple[int, int]]:
         """Byte ranges of the function that one thread alone runs."""
         ranges = []
-        for statement in nodes_in(self.unit, self.function, "IF_STMT"):
+        for statement in function_nodes(self.unit, self.function, "IF_STMT"):
             parts = statement.children()
             if len(parts) >= 2 and _selects_one_thread(parts[0], self.thread_index):
                 ranges.append((parts[1].start_offset, parts[1].end_offset))
@@ -367,8 +401,8 @@ class _WriteScan:
     def helper_calls(self) -> Iterator[tuple[str, int, Node]]:
         """(callee, parameter index, call) for each call that hands the shared context (or an alias) to a
         function."""
-        for node in nodes_in(self.unit, self.function, "CALL_EXPR"):
-            if not node.spelling:
+        for node in function_nodes(self.unit, self.function, "CALL_EXPR"):
+            if not node.spelling or not self._may_name_shared(node):
                 continue
             for index, argument in enumerate(call_arguments(node)):
                 value = argument.unwrapped()
@@ -428,6 +462,57 @@ def nodes_in(unit: UnitIndex, function: Node, kind: str) -> list[Node]:
     low = bisect.bisect_left(starts, function.start_offset)
     high = bisect.bisect_left(starts, function.end_offset)
     return list(nodes[low:high])
+
+
+_KINDS_OF_A_SCAN = ("VAR_DECL", "CALL_EXPR", "IF_STMT", *_WRITE_KINDS)
+_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include", re.MULTILINE)
+
+
+def function_nodes(unit: UnitIndex, function: Node, kind: str) -> list[Node]:
+    """`nodes_in` for one function, from one walk of its own subtree (in C, the libclang visitor with no Python
+    per node beyond a list append) instead of locating every node of the unit: a worker scan asks for a few kinds of
+    a few functions. Same nodes, same order."""
+    key = ("backend.function_nodes_sorted", function.path, function.start_offset, kind)
+    return memoized(unit.memo, key, lambda: in_source_order(walked_nodes(unit, function, kind)))
+
+
+def walked_nodes(unit: UnitIndex, function: Node, kind: str) -> list[Node]:
+    """The nodes of one kind of a function in walk (pre-)order; `in_source_order` of a selection of them is that
+    selection's order in `nodes_in`. A filter before the sort saves locating the nodes it drops."""
+    key = ("backend.function_nodes", function.path, function.start_offset)
+    by_kind = memoized(unit.memo, key, lambda: _function_nodes(unit, function))
+    if by_kind is None:
+        return nodes_in(unit, function, kind)
+    return by_kind.get(kind, [])
+
+
+def in_source_order(nodes: list[Node]) -> list[Node]:
+    """By offset, walk order among nodes at one offset (a macro's), as `nodes_in` has them."""
+    order = sorted(range(len(nodes)), key=lambda position: (nodes[position].start_offset, position))
+    return [nodes[position] for position in order]
+
+
+def _function_nodes(unit: UnitIndex, function: Node) -> dict[str, list[Node]] | None:
+    data = unit.source_bytes(function.path)
+    if _INCLUDE.search(data, function.start_offset, function.end_offset):
+        return None  # nodes of an included file sit in the extent but not in the file: let the index decide
+    wanted = {_kind_id(kind): kind for kind in _KINDS_OF_A_SCAN}
+    cursor = function._cursor
+    by_kind: dict[str, list[Node]] = {kind: [] for kind in _KINDS_OF_A_SCAN}
+
+    def visit(child: cindex.Cursor, _parent: cindex.Cursor, _data: object) -> int:
+        kind = wanted.get(child._kind_id)
+        if kind is not None:
+            child._tu = cursor._tu
+            by_kind[kind].append(Node(child, kind))  # in the function's file: no #include in its extent
+        return 2  # CXChildVisit_Recurse
+
+    cindex.conf.lib.clang_visitChildren(cursor, cindex.cursor_visit_callback(visit), [])
+    return by_kind
+
+
+def _kind_id(name: str) -> int:
+    return getattr(cindex.CursorKind, name).value
 
 
 def _by_offset(unit: UnitIndex, kind: str) -> dict[str, tuple[list[int], list[Node]]]:
