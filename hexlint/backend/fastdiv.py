@@ -18,7 +18,7 @@ from typing import Any
 from hexlint.backend.dispatch import kernel_call_graph, reachable
 from hexlint.backend.kernel_params import member_refs_by_name, nodes_by_spelling
 from hexlint.backend.loops import LoopRegion, NodePlace, loop_regions
-from hexlint.backend.workers import call_arguments, function_parents, parameters, worker_names, worker_settings
+from hexlint.backend.workers import call_arguments, parameters, worker_names, worker_settings
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
 from hexlint.record import record
@@ -91,6 +91,7 @@ class _Flows:
         self.workers = worker_names(project, options)
         self._from_workers: set[str] | None = None
         self._repeats_memo: dict[tuple[str, str, int], str] = {}
+        self.children: dict[Node, list[_Child]] = {}  # the nodes the descents to a value's uses went through
 
     def all_inits(self) -> list[FastdivInit]:
         found = []
@@ -108,7 +109,7 @@ class _Flows:
         self.divisions: list[DivisionUse] = []
         self.escapes: list[str] = []
         self.seen: set[tuple[Any, ...]] = set()
-        context = _Context(unit, function, call, _cached(unit, function, call))
+        context = _Context(unit, function, call, _cached(function, call, self.children))
         self._flow_from(unit, function, call, context, 0)
         arguments = call_arguments(call)
         divisor = _source_text(unit, arguments[0]) if arguments else ""
@@ -122,7 +123,7 @@ class _Flows:
         if depth > _MAX_DEPTH:
             self.escapes.append("followed too far")
             return
-        parents = function_parents(unit, function)
+        parents = _parents_of(function, expression, self.children)
         node = expression
         while True:
             parent = parents.get(node)
@@ -309,10 +310,10 @@ class _Flows:
         return self._from_workers
 
 
-def _cached(unit: UnitIndex, function: Node, call: Node) -> str:
+def _cached(function: Node, call: Node, children: dict[Node, list[_Child]]) -> str:
     """Why a value stored through a pointer under an `if` (`if (n != octx->n) octx->div = init(n);`) is reused: it
     is a cache kept across calls, recomputed only when the divisor changes ("" when the store is not such)."""
-    parents = function_parents(unit, function)
+    parents = _parents_of(function, call, children)
     node = parents.get(call)
     while node is not None and node.kind in _CLIMB_KINDS | {"CONDITIONAL_OPERATOR"}:
         node = parents.get(node)
@@ -350,6 +351,43 @@ def _positional_field(init_list: Node, value: Node) -> Node | None:
         return None  # positions after a designator follow it: not worth reconstructing
     fields = [child for child in record_node.children() if child.kind == "FIELD_DECL"]
     return fields[index] if index < len(fields) else None
+
+
+def _parents_of(function: Node, node: Node, children: dict[Node, list[_Child]]) -> dict[Node, Node]:
+    """Child -> parent along the one path from `function` down to `node` (empty when `node` is not below it).
+
+    The descent enters only children whose extent holds the node's (code a macro produced shares the macro use's
+    extent, so it may try several), instead of mapping every node of the function; `children` keeps each visited
+    node's children with their extents for the next descent through the same function."""
+    start, end = node.start_offset, node.end_offset
+    path = node.path
+    pending: list[tuple[Node, int]] = [(function, 0)]
+    chain: list[Node] = []
+    while pending:
+        current, depth = pending.pop()
+        del chain[depth:]
+        chain.append(current)
+        below = []
+        for child_start, child_end, child_path, child in _children_of(current, children):
+            if child_start <= start and end <= child_end:
+                if child_start == start and child_end == end and child == node:
+                    chain.append(child)
+                    return {chain[position + 1]: chain[position] for position in range(len(chain) - 1)}
+                below.append(child)
+            elif child_path != path:
+                below.append(child)  # an extent in another file (or none) tells nothing: look inside
+        pending.extend((child, depth + 1) for child in reversed(below))
+    return {}
+
+
+_Child = tuple[int, int, str, Node]
+
+
+def _children_of(node: Node, cache: dict[Node, list[_Child]]) -> list[_Child]:
+    found = cache.get(node)
+    if found is None:
+        found = cache[node] = [(child.start_offset, child.end_offset, child.path, child) for child in node.children()]
+    return found
 
 
 def _decl_refs(unit: UnitIndex) -> dict[str, list[Node]]:
