@@ -100,7 +100,14 @@ def workers(project: Project, options: Mapping[str, Any]) -> list[Worker]:
 
 
 def worker_names(project: Project, options: Mapping[str, Any]) -> frozenset[str]:
-    return frozenset(worker.name for worker in workers(project, options))
+    """The functions handed to the pool: the launches alone, without scanning any worker's writes."""
+    settings = worker_settings(options)
+    return frozenset(launches(project, settings))
+
+
+def launches(project: Project, settings: WorkerSettings) -> dict[str, list[Launch]]:
+    """Worker function -> its launches (the runner calls that hand it to the pool), memoized per project."""
+    return memoized(project.memo, ("backend.worker_launches", settings), lambda: _launches(project, settings))
 
 
 # ---------------------------------------------------------------- syntax helpers shared with hexlint.backend.fastdiv
@@ -136,7 +143,7 @@ def call_arguments(call: Node) -> list[Node]:
 # ---------------------------------------------------------------- discovery
 
 
-def _workers(project: Project, settings: WorkerSettings) -> list[Worker]:
+def _launches(project: Project, settings: WorkerSettings) -> dict[str, list[Launch]]:
     text = kernel_text(project)
     trace_settings = settings_from({"worker_runners": settings.runners, "worker_argument": settings.worker_argument})
     callers: dict[str, set[str]] = {}
@@ -159,11 +166,17 @@ def _workers(project: Project, settings: WorkerSettings) -> list[Worker]:
                 launch = Launch(function, runner, data, count)
                 if launch not in launches.setdefault(worker, []):
                     launches[worker].append(launch)
+    return launches
+
+
+def _workers(project: Project, settings: WorkerSettings) -> list[Worker]:
+    text = kernel_text(project)
+    launched = launches(project, settings)
     found = []
     helper_writes: dict[tuple[str, int, int], list[Write]] = {}  # a helper many workers call is scanned once
-    for name in sorted(launches):
+    for name in sorted(launched):
         unit, node = text.functions[name]
-        found.append(_worker(unit, node, tuple(launches[name]), settings, text.functions, helper_writes))
+        found.append(_worker(unit, node, tuple(launched[name]), settings, text.functions, helper_writes))
     return found
 
 
