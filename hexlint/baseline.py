@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from hexlint.core import Diagnostic
-from hexlint.record import record
 from hexlint.report import dump_json
 
 BASELINE_VERSION = 1
@@ -28,7 +28,7 @@ class BaselineError(Exception):
     """A baseline file that cannot be read or written; the message names it."""
 
 
-@record
+@dataclass(frozen=True)
 class Entry:
     code: str
     path: str

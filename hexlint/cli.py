@@ -343,8 +343,9 @@ def exit_status(result: LintResult, arguments: argparse.Namespace) -> int:
 
 
 def _warnings_as_errors(result: LintResult) -> LintResult:
+    from dataclasses import replace
+
     from hexlint.core import Severity
-    from hexlint.record import replace
 
     diagnostics = tuple(
         replace(diagnostic, severity=Severity.ERROR) if diagnostic.severity is Severity.WARNING else diagnostic

@@ -15,11 +15,11 @@ import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from hexlint import registry
 from hexlint.core import Rule
 from hexlint.discover import glob_matches, self_and_parents, spelled
-from hexlint.record import field, record
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
 TYPE_CHECKING = False
@@ -52,13 +52,13 @@ class ConfigError(Exception):
     """A configuration problem; the message names the file and the key."""
 
 
-@record
+@dataclass(frozen=True)
 class PerFileIgnore:
     glob: str
     codes: tuple[str, ...]
 
 
-@record
+@dataclass(frozen=True)
 class Config:
     """Settings after reading a file; every path is absolute or relative to the working directory."""
 

@@ -1,11 +1,10 @@
-"""The one model shared by source and binary findings: small frozen records (hexlint.record), nothing else."""
+"""The one model shared by source and binary findings: small frozen dataclasses, nothing else."""
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterator, Mapping
-
-from hexlint.record import field, record
+from dataclasses import dataclass, field
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
 TYPE_CHECKING = False
@@ -19,7 +18,7 @@ class Severity(str, enum.Enum):
     INFO = "info"
 
 
-@record
+@dataclass(frozen=True)
 class Source:
     """A file's raw bytes; text rules decode it themselves so non-UTF-8 input is never lost."""
 
@@ -27,7 +26,7 @@ class Source:
     data: bytes
 
 
-@record
+@dataclass(frozen=True)
 class Span:
     """Where a finding is: a text range (1-based line/column) or a binary place (symbol + address), or both."""
 
@@ -40,7 +39,7 @@ class Span:
     address: int | None = None
 
 
-@record
+@dataclass(frozen=True)
 class Related:
     """Another place that explains the finding, e.g. the host line that writes a field."""
 
@@ -48,7 +47,7 @@ class Related:
     message: str
 
 
-@record
+@dataclass(frozen=True)
 class Edit:
     """Replace bytes [start, end) of a file with `replacement`."""
 
@@ -58,14 +57,14 @@ class Edit:
     replacement: bytes
 
 
-@record
+@dataclass(frozen=True)
 class Fix:
     title: str
     edits: tuple[Edit, ...]
     safe: bool = True
 
 
-@record
+@dataclass(frozen=True)
 class Diagnostic:
     code: str
     name: str
@@ -84,7 +83,7 @@ class Diagnostic:
 CheckFunction = Callable[..., Iterator[Diagnostic]]
 
 
-@record
+@dataclass(frozen=True)
 class RuleDoc:
     what: str
     why: str
@@ -93,7 +92,7 @@ class RuleDoc:
     fix_safety: str = ""
 
 
-@record
+@dataclass(frozen=True)
 class Rule:
     """A rule: identity and docs from its document in rules/, behaviour from its module in hexlint/checks/."""
 

@@ -15,8 +15,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Iterator, Sequence
-
-from hexlint.record import record
+from dataclasses import dataclass
 
 # typing.TYPE_CHECKING without importing typing at start-up; paths are strings here (pathlib's import costs a
 # pre-commit run ~2.5 ms), and every function also takes a pathlib.Path.
@@ -37,7 +36,7 @@ class DiscoveryError(Exception):
     """A path the user named cannot be linted; the message names it."""
 
 
-@record
+@dataclass(frozen=True)
 class IgnoreFile:
     """One .gitignore (or .git/info/exclude): its patterns and the directory they are relative to."""
 
@@ -45,7 +44,7 @@ class IgnoreFile:
     base: str
 
 
-@record
+@dataclass(frozen=True)
 class Discovered:
     """What to lint, in a stable order."""
 

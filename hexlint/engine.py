@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from hexlint import registry
 from hexlint.config import Config, ignored_codes_for, path_matches_glob, rule_options
@@ -26,7 +27,6 @@ from hexlint.discover import (
     self_and_parents,
     spelled,
 )
-from hexlint.record import field, record, replace
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
 TYPE_CHECKING = False
@@ -51,7 +51,7 @@ class InternalError(Exception):
     """A bug in hexlint or a rule; the message names the rule and file. Exit status 2, traceback with -v."""
 
 
-@record
+@dataclass(frozen=True)
 class RunSettings:
     """What the command line adds to (or overrides in) the configuration."""
 
@@ -75,7 +75,7 @@ class RunSettings:
     binary_arguments: argparse.Namespace | None = None  # the parsed CLI, for the binary audit's own options
 
 
-@record
+@dataclass(frozen=True)
 class LintResult:
     diagnostics: tuple[Diagnostic, ...]  # what to report, sorted
     rules: tuple[Rule, ...]  # the rules that were enabled
@@ -619,7 +619,7 @@ class OptionsByCode(Mapping):  # Mapping[str, Mapping[str, Any]]
         return len(registry.rule_keys())
 
 
-@record(frozen=False)
+@dataclass
 class _Pass:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     suppressed: tuple[Diagnostic, ...] = ()

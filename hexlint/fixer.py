@@ -11,16 +11,16 @@ import itertools
 import os
 import stat
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from hexlint.core import Edit, Fix
-from hexlint.record import record
 
 # Lines of context around each change, as `diff -u` and `git diff` use.
 DIFF_CONTEXT_LINES = 3
 
 
-@record
+@dataclass(frozen=True)
 class FixPlan:
     """Fixes that apply together in one pass: `applied` in order, `skipped` for an overlapping or invalid edit."""
 

@@ -7,10 +7,10 @@ import os
 import re
 import sys
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 
 from hexlint.checks import CHECKS
 from hexlint.core import Diagnostic, Rule, RuleDoc, Severity, Span
-from hexlint.record import record
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
 TYPE_CHECKING = False
@@ -60,7 +60,7 @@ class RegistryError(Exception):
     pass
 
 
-@record
+@dataclass(frozen=True)
 class LazyCheck:
     """A rule's check, looked up in CHECKS when called: listing or documenting rules imports no rule module."""
 
@@ -150,7 +150,7 @@ def _parse(text: str) -> dict[str, Any]:
     return simple if simple is not None else _toml(text)
 
 
-@record
+@dataclass(frozen=True)
 class LazyDocs:
     """A rule's docs: the `[docs]` part of its document, parsed on first use (`rule.doc`)."""
 
@@ -247,7 +247,7 @@ def load_rule(path: str | os.PathLike[str]) -> Rule:
     )
 
 
-@record
+@dataclass(frozen=True)
 class RuleKey:
     """What selecting a rule needs, read from its document's file name `HXnnn-name.toml` without opening it."""
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 
 from hexlint import registry
 from hexlint.core import Diagnostic, Source, Span
-from hexlint.record import record
 
 UNUSED_SUPPRESSION = "HX001"
 
@@ -31,7 +31,7 @@ _DIRECTIVE = re.compile(r"hexlint\s*:\s*(?P<kind>ignore-next-line|ignore)\b(?P<r
 _CODES = re.compile(r"\s*\[(?P<codes>[^\]]*)\](?P<reason>.*)", re.DOTALL)
 
 
-@record
+@dataclass(frozen=True)
 class Comment:
     text: str  # the comment including its delimiters
     line: int
@@ -39,7 +39,7 @@ class Comment:
     end_line: int
 
 
-@record
+@dataclass(frozen=True)
 class Suppression:
     path: str
     line: int  # where the directive is written
@@ -123,7 +123,7 @@ def _resolve(selector: str) -> str | None:
     return rule.code if rule is not None else None
 
 
-@record
+@dataclass(frozen=True)
 class SuppressionResult:
     kept: tuple[Diagnostic, ...]
     suppressed: tuple[Diagnostic, ...]

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from hexlint.baseline import BaselineError, entries_for, filter_baseline, load_baseline, render_baseline, write_baseline
 from hexlint.core import Diagnostic, Severity, Span
-from hexlint.record import replace
 
 
 def finding(line: int, text: str, path: str = "src/k.c", code: str = "HX110") -> Diagnostic:

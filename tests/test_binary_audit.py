@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import re
 import subprocess
+from dataclasses import FrozenInstanceError
 
 import pytest
 from test_binary_support import CLANG, HEXAGON_FLAGS, build_library, require_toolchain
 
 from hexlint.binary.audit import StackAccess, _stack_access, audit_image
 from hexlint.elf import load_elf
-from hexlint.record import FrozenInstanceError
 from hexlint.registry import find_rule
 
 MIXED_SPILLS = r"""
@@ -295,9 +295,10 @@ void sortnet(HVX_Vector *out, const HVX_Vector *in, int n, int k) {
 
 
 def test_constant_offset_accesses_inside_a_dwarf_frame_variable_are_not_spills(tmp_path):
+    from dataclasses import replace
+
     from hexlint.binary.audit import AuditSettings
     from hexlint.elf import DebugInfo, FrameObject
-    from hexlint.record import replace
 
     image = load_elf(build_library(tmp_path, FRAME_ARRAY, extra=("-g",)))
     symbol = next(function for function in image.functions if function.name == "sortnet")

@@ -6,12 +6,11 @@ import json
 import os
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from conftest import run_hexlint
-
-from hexlint.record import replace
 
 ROOT = Path(__file__).resolve().parent.parent
 TWINS = ROOT / "fixtures" / "binary"

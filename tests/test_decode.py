@@ -7,6 +7,7 @@ Regenerate with: PYTHONPATH=. python tests/test_decode.py
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import re
@@ -20,7 +21,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hexlint import record
 from hexlint.hexagon import decode as decode_module
 from hexlint.hexagon.decode import DecodeCache, Instruction, MemoryAccess, RegisterWrite, decode_packets
 
@@ -309,13 +309,13 @@ def test_fast_constructors_build_the_same_frozen_records() -> None:
     instruction = decode_module._instruction(4, 0x1234, "ST", "memw", "memw(r29+#8) = r2", memory=memory)
     expected = Instruction(4, 0x1234, "ST", "memw", "memw(r29+#8) = r2", memory=memory)
     assert instruction == expected and hash(instruction) == hash(expected) and repr(instruction) == repr(expected)
-    for field in record.fields(Instruction):
+    for field in dataclasses.fields(Instruction):
         assert getattr(instruction, field.name) == getattr(expected, field.name)
-        if field.default is not record.MISSING:  # defaults must stay plain class attributes
+        if field.default is not dataclasses.MISSING:  # defaults must stay plain class attributes
             assert getattr(Instruction, field.name) == field.default
-    with pytest.raises(record.FrozenInstanceError):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         instruction.text = "changed"  # type: ignore[misc]
-    assert record.replace(instruction, address=8).address == 8
+    assert dataclasses.replace(instruction, address=8).address == 8
     write = decode_module._write("r2", "add_imm", "r29", 16)
     assert write == RegisterWrite("r2", "add_imm", "r29", 16)
 
@@ -325,7 +325,7 @@ def test_decoded_instructions_equal_their_copies_from_the_word_cache() -> None:
     word = 0x919DC042  # r2 = memw(r29+#8)
     first, second = (p.instructions[0] for p in decode_packets(_words(word, word), 0x100))
     assert (first.address, second.address) == (0x100, 0x104)
-    assert record.replace(first, address=0x104) == second
+    assert dataclasses.replace(first, address=0x104) == second
 
 
 def _cold(code: bytes, address: int) -> list:
@@ -378,8 +378,8 @@ def test_a_pc_relative_text_that_does_not_split_around_its_target_gets_no_templa
     jump = Instruction(0x100, 0x5800C000, "J", "jump", "jump 0x110 // 0x110", branch="jump", target=0x110)
     packet = decode_module.Packet(0x100, 4, (jump,), frozenset())
     assert decode_module._packet_template(packet) is None
-    plain = record.replace(jump, text="jump 0x110")
-    template = decode_module._packet_template(record.replace(packet, instructions=(plain,)))
+    plain = dataclasses.replace(jump, text="jump 0x110")
+    template = decode_module._packet_template(dataclasses.replace(packet, instructions=(plain,)))
     assert template is not None
     entries, relative, _ = template
     assert entries == ((0, plain.__dict__),)
@@ -440,7 +440,7 @@ def test_a_whole_library_decodes_as_it_does_packet_by_packet() -> None:
     assert repeated, "the library repeats words"
     for group in repeated:
         assert len({i.address for i in group}) == len(group)
-        assert all(record.replace(i, address=group[0].address) == group[0] for i in group)
+        assert all(dataclasses.replace(i, address=group[0].address) == group[0] for i in group)
 
 
 @settings(max_examples=400, deadline=None)

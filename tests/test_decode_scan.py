@@ -7,6 +7,7 @@ parse bits are exact; and if an opened packet is what decode_packets returns. Th
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import struct
 from bisect import bisect_left
@@ -17,7 +18,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hexlint import record
 from hexlint.binary.audit import AuditSettings, _audit_function, _unique_functions, audit_function
 from hexlint.elf import load_elf
 from hexlint.hexagon import decode as decode_module
@@ -125,7 +125,7 @@ def _check_light_decoding(word: int, ext: int | None, packet: int = 0x5000, offs
         return False
     full = decode_module._DECODERS[word >> 28](word, packet + offset, packet, ext)
     light = decode_module._at(dict(fields), packet + offset)
-    for item in record.fields(Instruction):
+    for item in dataclasses.fields(Instruction):
         if item.name != "text":
             assert getattr(light, item.name) == getattr(full, item.name), f"0x{word:08x} (ext {ext}): {item.name}"
     # a new-value jump's text names a register of its packet (the scan renders it from the opened packet)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,6 @@ from hexlint import engine, registry, suppress
 from hexlint.c import index, parse
 from hexlint.checks import CHECK_MODULES, CHECKS, _c_helpers
 from hexlint.core import Diagnostic, Severity
-from hexlint.record import replace
 
 ROOT = Path(__file__).resolve().parent.parent
 

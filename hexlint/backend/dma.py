@@ -34,12 +34,12 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
 from hexlint.c.subtree import preorder_with_parents
-from hexlint.record import record
 
 INFINITE = 1 << 30
 _MAX_LOOP_PASSES = 6
@@ -48,7 +48,7 @@ _WRAPPERS = frozenset({"UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR"})
 _PARAMETER = re.compile(r"%(\d+)")
 
 
-@record
+@dataclass(frozen=True)
 class DmaSettings:
     push_functions: tuple[str, ...] = ("dma_queue_push*",)
     pop_functions: tuple[str, ...] = ("dma_queue_pop", "dma_queue_pop_nowait")
@@ -92,7 +92,7 @@ def settings_from(options: Mapping[str, Any]) -> DmaSettings:
 # ---------------------------------------------------------------- records
 
 
-@record
+@dataclass(frozen=True)
 class Queue:
     """One queue as a function names it: `key` is canonical (`%0` a parameter), `name` is how the source says it."""
 
@@ -104,7 +104,7 @@ class Queue:
         return self.key.startswith("%")
 
 
-@record
+@dataclass(frozen=True)
 class QueueOp:
     kind: str  # "push" | "pop" | "flush" | "helper"
     queue: Queue
@@ -112,7 +112,7 @@ class QueueOp:
     callee: str
 
 
-@record
+@dataclass(frozen=True)
 class InFlight:
     """Transfers on `queue` that may still be in flight where the function ends (`exit_node` None: end of body)."""
 
@@ -123,7 +123,7 @@ class InFlight:
     pushes: tuple[Node, ...]
 
 
-@record
+@dataclass(frozen=True)
 class FlushPoint:
     """A flush, with the most that can be in flight on its queue when it runs, and whether anything was pushed."""
 
@@ -133,7 +133,7 @@ class FlushPoint:
     pushed_before: bool
 
 
-@record
+@dataclass(frozen=True)
 class FunctionDma:
     name: str
     unit: UnitIndex
@@ -154,7 +154,7 @@ class FunctionDma:
 # ---------------------------------------------------------------- the abstract state
 
 
-@record
+@dataclass(frozen=True)
 class Level:
     """Transfers in flight on one queue: at least `lo`, at most `hi`; the pushes that may be among them.
 

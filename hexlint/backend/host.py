@@ -6,14 +6,14 @@
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass
 
 from hexlint.backend.names import matches_any
 from hexlint.c.index import UnitIndex, memoized
 from hexlint.core import Span
-from hexlint.record import record
 
 
-@record
+@dataclass(frozen=True)
 class CallHop:
     """`caller` calls `callee` at `site`."""
 

@@ -17,6 +17,7 @@ import os
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from hexlint.backend.dispatch import (
@@ -32,7 +33,6 @@ from hexlint.backend.dispatch import (
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
 from hexlint.core import Span
-from hexlint.record import record
 
 DEFAULT_STRUCT_PATTERN = r"^htp_\w+_kernel_params$"
 
@@ -47,7 +47,7 @@ _WRITE_BEFORE = re.compile(rb"(?:(?<![&\w)\]])&|\+\+|--)\s*$")
 Ops = frozenset[str] | None
 
 
-@record
+@dataclass(frozen=True)
 class ParamsField:
     """One leaf of a params struct, e.g. `u.hmx.row_buf_stride` of `htp_fa_kernel_params`."""
 
@@ -56,7 +56,7 @@ class ParamsField:
     span: Span
 
 
-@record
+@dataclass(frozen=True)
 class FieldAccess:
     """A host write or kernel read of one field (or of a whole nested record, `path` then being its prefix)."""
 
@@ -76,7 +76,7 @@ class FieldAccess:
         return f"{os.path.basename(self.node.path)}:{self.node.line}"
 
 
-@record
+@dataclass(frozen=True)
 class KernelParamsFacts:
     fields: Mapping[tuple[str, str], ParamsField]
     host_writes: tuple[FieldAccess, ...]
@@ -87,7 +87,7 @@ class KernelParamsFacts:
     dispatched_ops: frozenset[str]
 
 
-@record
+@dataclass(frozen=True)
 class _Settings:
     struct_pattern: re.Pattern[str]
     op_pattern: re.Pattern[str]
@@ -195,7 +195,7 @@ def find_params_structs(project: Project, pattern: re.Pattern[str]) -> dict[str,
     return structs
 
 
-@record(frozen=False)
+@dataclass
 class _Access:
     struct: str
     path: str

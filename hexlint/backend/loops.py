@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from hexlint.c.index import UnitIndex
 from hexlint.c.node import Node
-from hexlint.record import record
 
 LOOP_KINDS = ("FOR_STMT", "WHILE_STMT", "DO_STMT")
 
 
-@record
+@dataclass(frozen=True)
 class LoopRegion:
     """The bytes of a loop that run on every iteration (condition, increment, body; not a `for` init clause).
 
@@ -111,7 +111,7 @@ def is_loop_invariant(unit: UnitIndex, region: LoopRegion, expression: Node) -> 
     return True
 
 
-@record
+@dataclass(frozen=True)
 class NodePlace:
     """Where a node is, both as expanded and as written, computed once per node (each costs libclang calls)."""
 
@@ -164,7 +164,7 @@ def _runs_once(loop: Node) -> bool:
     return condition is not None and condition.constant_value == 0
 
 
-@record
+@dataclass(frozen=True)
 class LoopShape:
     repeated_start: int
     end: int

@@ -12,13 +12,13 @@ import fnmatch
 import os
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from hexlint.backend.loops import assignment_count
 from hexlint.backend.names import matches_any, string_list
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
-from hexlint.record import record
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 
@@ -31,7 +31,7 @@ class Provenance:
     REQUIRED_OPERAND_DATA = "operand data"
 
 
-@record
+@dataclass(frozen=True)
 class NullCheckSettings:
     internal_pointer_names: tuple[str, ...]
     internal_pointer_types: tuple[str, ...]
@@ -77,7 +77,7 @@ class NullCheckSettings:
         return best
 
 
-@record
+@dataclass(frozen=True)
 class CheckedPointer:
     """A pointer expression a condition tests for NULL, and why it can never be NULL."""
 
@@ -429,7 +429,7 @@ def _spelled(unit: UnitIndex, node: Node) -> str:
     return " ".join(data[node.start_offset : node.end_offset].decode("utf-8", "replace").split())
 
 
-@record
+@dataclass(frozen=True)
 class NullCheck:
     """A condition (an `if`, a `?:`, an assertion macro's expansion) that tests pointers never NULL by construction."""
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
 from hexlint.backend.dispatch import macro_bodies
 from hexlint.backend.loops import LOOP_KINDS
 from hexlint.backend.names import matches_any
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
-from hexlint.record import record
 
 _COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+(?P<body>[^\n]*)", re.MULTILINE)
@@ -42,7 +42,7 @@ _WORD = re.compile(rb"[A-Za-z_]\w*")
 _COMPARISONS = frozenset({"<", "<=", "!=", ">", ">="})
 
 
-@record
+@dataclass(frozen=True)
 class UnrollRequest:
     """One unroll pragma as written. `count` None with `full` set: unroll as far as the compiler can (`#pragma
     unroll`, `unroll(full)`, `unroll(enable)`); `count_name`: the count is a name (a macro parameter or macro)."""
@@ -64,7 +64,7 @@ class UnrollRequest:
         return not self.full and self.count is not None and self.count <= 1
 
 
-@record
+@dataclass(frozen=True)
 class GovernedLoop:
     """A loop (one expansion of it, for a loop in a macro body) and the unroll request governing it."""
 
@@ -76,7 +76,7 @@ class GovernedLoop:
     trip_count: int | None  # the loop's compile-time trip count, when its header says it
 
 
-@record
+@dataclass(frozen=True)
 class HvxMarkers:
     types: tuple[str, ...]  # fnmatch patterns of HVX type spellings (`HVX_Vector`, `HVX_VectorPair *`)
     calls: tuple[str, ...]  # fnmatch patterns of HVX intrinsics and helpers (`Q6_V*`, `hvx_*`)

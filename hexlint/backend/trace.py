@@ -11,13 +11,13 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from hexlint.backend.dispatch import kernel_call_graph, kernel_dispatch, macro_bodies, reachable, strip_transparent
 from hexlint.backend.names import matches_any
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
-from hexlint.record import record
 
 _COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
@@ -26,7 +26,7 @@ _MAX_STATES = 16
 _LOOP_PASSES = 3
 
 
-@record
+@dataclass(frozen=True)
 class TraceSettings:
     start_functions: tuple[str, ...]
     stop_functions: tuple[str, ...]
@@ -65,7 +65,7 @@ def settings_from(options: Mapping[str, Any]) -> TraceSettings:
 # ---------------------------------------------------------------- coverage (HX106)
 
 
-@record
+@dataclass(frozen=True)
 class EntryPoint:
     """A kernel entry point and the worker functions it hands to the pool (directly or through its callees)."""
 
@@ -275,14 +275,14 @@ def starts_any_event(text: KernelText, name: str, settings: TraceSettings) -> bo
 # ---------------------------------------------------------------- balance (HX107)
 
 
-@record
+@dataclass(frozen=True)
 class TraceEvent:
     kind: str  # "start" | "stop"
     event: str
     node: Node
 
 
-@record
+@dataclass(frozen=True)
 class Imbalance:
     kind: str  # "unclosed" | "unopened" | "mismatched"
     event: TraceEvent

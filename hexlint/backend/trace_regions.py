@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from hexlint.backend.loops import LoopRegion, NodePlace, is_loop_invariant, loop_regions, written_in
 from hexlint.backend.names import matches_any
@@ -19,7 +20,6 @@ from hexlint.backend.trace import BalanceWalker, TraceEvent, TraceSettings, func
 from hexlint.backend.trace import _event_name as event_name
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
-from hexlint.record import record
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _STEPPED = re.compile(r"([A-Za-z_]\w*)\s*(?:\+\+|--|[-+*]=|<<=|>>=|=(?!=))|(?:\+\+|--)\s*([A-Za-z_]\w*)")
@@ -27,7 +27,7 @@ _STEPPED = re.compile(r"([A-Za-z_]\w*)\s*(?:\+\+|--|[-+*]=|<<=|>>=|=(?!=))|(?:\+
 OpenEvents = tuple[TraceEvent, ...]  # the events open on one path, the innermost (started last) last
 
 
-@record
+@dataclass(frozen=True)
 class CallInTrace:
     """A call in a function that emits trace events, with the events open at it on each path reaching it."""
 
@@ -42,14 +42,14 @@ class CallInTrace:
         return frozenset(state[-1].event if state else "" for state in self.open_events)
 
 
-@record
+@dataclass(frozen=True)
 class FunctionTrace:
     function: str
     unit: UnitIndex
     calls: tuple[CallInTrace, ...]
 
 
-@record
+@dataclass(frozen=True)
 class TraceStart:
     """A `htp_trace_event_start(tr, event, info)` call and the loops repeating it (innermost first)."""
 

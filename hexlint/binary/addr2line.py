@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from hexlint.elf import DebugInfo, ElfImage, SourceFrame
-from hexlint.record import record
 
 _LOG_ADDRESS = re.compile(r"\b0x([0-9a-fA-F]{1,16})\b|\bpc\s+([0-9a-fA-F]{4,16})\b")
 
@@ -20,7 +20,7 @@ class AddressError(ValueError):
     pass
 
 
-@record
+@dataclass(frozen=True)
 class Resolution:
     address: int
     function: str | None

@@ -32,6 +32,7 @@ import gc
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from itertools import accumulate, compress, islice
 from operator import add, attrgetter, eq, lt, ne
 from typing import TYPE_CHECKING, Any
@@ -53,7 +54,6 @@ from hexlint.hexagon.decode import (
     instruction_at,
     scan_code,
 )
-from hexlint.record import field, record, replace
 
 if TYPE_CHECKING:  # hexlint.elf imports pyelftools: only a run that audits a binary pays for that import
     from hexlint.elf import ElfImage, FrameObject, FunctionSymbol, SourceLocation
@@ -65,7 +65,7 @@ CALLER_SAVED = frozenset([f"r{number}" for number in range(16)] + ["r28"])
 Derived = tuple[str, "int | None"]
 
 
-@record
+@dataclass(frozen=True)
 class AuditSettings:
     """Helper-name patterns (fnmatch) and the DMA worker regex; defaults come from the rules' [options]."""
 
@@ -160,7 +160,7 @@ class AuditSettings:
     )
 
 
-@record
+@dataclass(frozen=True)
 class StackAccess:
     address: int  # instruction word
     packet_address: int
@@ -203,7 +203,7 @@ def _stack_access(fields: dict[str, Any]) -> StackAccess:
     return access
 
 
-@record
+@dataclass(frozen=True)
 class CallSite:
     address: int
     packet_address: int
@@ -217,7 +217,7 @@ class CallSite:
 CallSite.text = _InstructionText()  # type: ignore[assignment]
 
 
-@record
+@dataclass(frozen=True)
 class DoubleOperation:
     """A native double-precision instruction: convert_sf2df (promotion) or df arithmetic."""
 
@@ -228,7 +228,7 @@ class DoubleOperation:
     is_conversion: bool
 
 
-@record
+@dataclass(frozen=True)
 class LoopAudit:
     header: int
     kind: str
@@ -255,7 +255,7 @@ class LoopAudit:
         return self.scalar_spill_stores + self.scalar_reloads
 
 
-@record
+@dataclass(frozen=True)
 class FunctionAudit:
     name: str
     address: int
@@ -340,7 +340,7 @@ def _spill_groups(
     return {kind: tuple(group) for kind, group in groups.items() if group}, loop_arrays
 
 
-@record
+@dataclass(frozen=True)
 class LibraryAudit:
     path: str
     cpu: int
@@ -549,7 +549,7 @@ def _helper_kinds(helper: str | None, promotion: tuple[str, ...], division: tupl
     return matches_any(helper, promotion), matches_any(helper, division)
 
 
-@record
+@dataclass(frozen=True)
 class _InstructionFacts:
     """What one pass over a function's instructions finds (packet indexes, in address order)."""
 

@@ -8,15 +8,15 @@ that adds a spilling kernel fails, while the backlog already in OLD does not.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from hexlint.binary.audit import FunctionAudit, LibraryAudit
 from hexlint.binary.findings import make_diagnostic, option_int, stable_function_name
 from hexlint.core import Diagnostic
-from hexlint.record import record
 
 
-@record
+@dataclass(frozen=True)
 class Metric:
     key: str
     code: str
@@ -43,7 +43,7 @@ THRESHOLD_OPTION = {
 }
 
 
-@record
+@dataclass(frozen=True)
 class Regression:
     function: str  # name in the NEW build
     metric: Metric

@@ -29,6 +29,7 @@ import re
 import signal
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -37,7 +38,6 @@ from hexlint.binary.options import DEFAULT_TOP
 from hexlint.binary.table import render_tables, table_records
 from hexlint.core import Diagnostic
 from hexlint.elf import ElfError, load_elf
-from hexlint.record import record, replace
 
 BINARY_CODES = ("HX201", "HX202", "HX203", "HX204", "HX205")
 FAMILY_CODES = {"spills": ("HX201", "HX202"), "promotions": ("HX203",), "division": ("HX204",), "dma": ("HX205",)}
@@ -209,7 +209,7 @@ def _hints(diagnostics: Sequence[Diagnostic]) -> str:
     )
 
 
-@record
+@dataclass(frozen=True)
 class LibraryFacts:
     """What the source rules of the same run may learn of a library: the functions that spill HVX registers inside
     a loop (HX201's fact at its threshold), by their stable names."""
@@ -230,7 +230,7 @@ def library_facts(audit: LibraryAudit, options: Mapping[str, Mapping[str, Any]])
     return LibraryFacts(audit.path, spilling)
 
 
-@record
+@dataclass(frozen=True)
 class LibraryResult:
     """What a run reports of one library, without the audit itself (small enough to come back from a process)."""
 

@@ -97,7 +97,7 @@ def mapped_locate(
 ) -> Callable[[int], SourceLocation | None]:
     if not prefix_map:
         return locate
-    from hexlint.record import replace
+    from dataclasses import replace
 
     def located(address: int) -> SourceLocation | None:
         location = locate(address)

@@ -12,9 +12,8 @@ import os
 import re
 import tempfile
 import threading
+from dataclasses import dataclass
 from pathlib import Path
-
-from hexlint.record import record
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _STRUCT = re.compile(r"\bstruct\s+(\w+)\s*\{(.*?)\}\s*;", re.DOTALL)
@@ -25,14 +24,14 @@ _SEQUENCE = re.compile(r"^sequence\s*<\s*(\w+)\s*>$")
 _IDL_TYPES = {"octet": "unsigned char", "string": "char", "wstring": "_wchar_t", "long": "int32", "short": "int16"}
 
 
-@record
+@dataclass(frozen=True)
 class Method:
     name: str
     result: str
     parameters: tuple[str, ...]
 
 
-@record
+@dataclass(frozen=True)
 class Interface:
     name: str
     base: str

@@ -12,13 +12,13 @@ import gc
 import os
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import clang.cindex as cindex
 
 from hexlint.c.node import Node, file_of
 from hexlint.c.parse import ParsedUnit
-from hexlint.record import field, record
 
 _T = TypeVar("_T")
 _CONTINUE = 1
@@ -200,7 +200,7 @@ def _kind_id(name: str) -> int:
     return getattr(cindex.CursorKind, name).value
 
 
-@record(frozen=False)
+@dataclass
 class Project:
     """Every TU of a run: cross-file rules (host writes vs kernel reads) look at all of them at once."""
 

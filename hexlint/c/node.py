@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import clang.cindex as cindex
 
 from hexlint.core import Span
-from hexlint.record import record
 
 _KIND_NAMES: dict[int, str] = {}
 
@@ -357,7 +357,7 @@ def _evaluate(cursor: cindex.Cursor) -> int | float | None:
         lib.clang_EvalResult_dispose(result)
 
 
-@record
+@dataclass(frozen=True)
 class SpellingPlace:
     path: str
     line: int

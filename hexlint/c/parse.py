@@ -12,13 +12,13 @@ import os
 import shlex
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
 import clang.cindex as cindex
 
 from hexlint.c.idl import generated_include_dir
 from hexlint.core import Diagnostic, Span
-from hexlint.record import field, record
 
 KERNEL = "kernel"
 HOST = "host"
@@ -64,7 +64,7 @@ class InputError(Exception):
         self.reason = reason
 
 
-@record
+@dataclass(frozen=True)
 class ParseSettings:
     arch: str = "v73"
     include_dirs: tuple[str, ...] = ()
@@ -77,7 +77,7 @@ class ParseSettings:
     unsaved: tuple[tuple[str, bytes], ...] = ()
 
 
-@record(frozen=False)
+@dataclass
 class ParsedUnit:
     path: str
     role: str

@@ -12,8 +12,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping
-
-from hexlint.record import record
+from dataclasses import dataclass
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
 TYPE_CHECKING = False
@@ -62,7 +61,7 @@ _ALIGNMENT_MODES = ("min", "max", "majority")
 _QUICK_TEST_LIMIT = 64
 
 
-@record
+@dataclass(frozen=True)
 class AlignmentOptions:
     """How HX110 picks the column: the upstream script's --mode, --pad and --target-col, plus the tab width."""
 
@@ -98,7 +97,7 @@ def _validated_options(pad: Any, mode: Any, target_column: Any, tab_width: Any) 
     return chosen
 
 
-@record
+@dataclass(frozen=True)
 class MacroLine:
     """One physical line of a multiline macro. Offsets are into the file; `backslash` is None on the final line."""
 
@@ -113,7 +112,7 @@ class MacroLine:
     glues_tokens: bool  # no whitespace around the splice: inserting spaces could split a token
 
 
-@record
+@dataclass(frozen=True)
 class Macro:
     name: str
     lines: tuple[MacroLine, ...]
@@ -128,7 +127,7 @@ class Macro:
         return tuple(line for line in self.continuation_lines if not line.in_literal)
 
 
-@record
+@dataclass(frozen=True)
 class _Regions:
     """Comments and literals of a file, sorted and disjoint, for "is this offset inside one?" by bisection."""
 

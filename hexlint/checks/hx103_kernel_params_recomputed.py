@@ -6,6 +6,7 @@ import fnmatch
 import re
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from hexlint.backend.dispatch import strip_transparent
@@ -14,7 +15,6 @@ from hexlint.backend.model import BackendModel
 from hexlint.c.index import UnitIndex, memoized
 from hexlint.c.node import Node
 from hexlint.core import Diagnostic, Related, Span
-from hexlint.record import record
 from hexlint.registry import diagnostic
 
 CODE = "HX103"
@@ -33,7 +33,7 @@ _COPY_THROUGH_POINTER = re.compile(rb"^\s*\(?\s*\w+\s*->\s*\w+\s*\)?\s*$")
 _ASSIGNED = re.compile(rb"\s*=(?!=)([^;]*);")  # used with match(data, pos): anchored at pos
 
 
-@record
+@dataclass(frozen=True)
 class RuntimeField:
     chain: tuple[str, ...]  # ("octx", "n_threads")
     field: str

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from hexlint.backend.host import CallHop
@@ -13,14 +14,13 @@ from hexlint.c.index import UnitIndex
 from hexlint.c.node import Node
 from hexlint.checks._c_helpers import node_span
 from hexlint.core import Diagnostic, Related, Span
-from hexlint.record import record
 from hexlint.registry import diagnostic
 
 CODE = "HX105"
 _COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
 
 
-@record
+@dataclass(frozen=True)
 class RuntimeStateSettings:
     entry_functions: tuple[str, ...]
     checker_functions: tuple[str, ...]
@@ -47,7 +47,7 @@ class RuntimeStateSettings:
         )
 
 
-@record
+@dataclass(frozen=True)
 class Access:
     """A forbidden read inside `function`."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from hexlint.backend.loops import LoopFinder, LoopRegion, is_loop_invariant
@@ -13,7 +14,6 @@ from hexlint.c.index import UnitIndex
 from hexlint.c.node import Node
 from hexlint.checks._c_helpers import diagnostic_at, quoted_source
 from hexlint.core import Diagnostic, Related, Span
-from hexlint.record import record
 from hexlint.registry import diagnostic
 
 CODE = "HX108"
@@ -34,7 +34,7 @@ def check(model: BackendModel, options: Mapping[str, Any]) -> Iterator[Diagnosti
                 yield finding
 
 
-@record
+@dataclass(frozen=True)
 class DivisionSettings:
     floating_point: bool
     exempt_functions: tuple[str, ...]

@@ -12,22 +12,22 @@ import io
 import os.path
 from bisect import bisect_right
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from elftools.elf.elffile import ELFFile
 
 from hexlint.elf.reader import ElfImage
-from hexlint.record import field, record
 
 
-@record
+@dataclass(frozen=True)
 class SourceLocation:
     file: str
     line: int
     column: int = 0
 
 
-@record
+@dataclass(frozen=True)
 class SourceFrame:
     """One frame of an address: the function (inlined or not) and where in the source it is."""
 
@@ -35,7 +35,7 @@ class SourceFrame:
     location: SourceLocation | None
 
 
-@record
+@dataclass(frozen=True)
 class FrameObject:
     """A variable the compiler keeps in the stack frame at one fixed place (a DWARF location `DW_OP_fbreg N` or
     `DW_OP_bregN`, not a location list): `base` is "r29" (SP) or "r30" (FP), `offset` its first byte from it."""
@@ -49,14 +49,14 @@ class FrameObject:
         return base == self.base and offset < self.offset + self.size and self.offset < offset + size
 
 
-@record
+@dataclass(frozen=True)
 class _Row:
     address: int
     end_sequence: bool
     location: SourceLocation | None
 
 
-@record
+@dataclass(frozen=True)
 class _Scope:
     """A subprogram or inlined subroutine: its address ranges, name, call site, and nested inlined scopes."""
 
@@ -204,7 +204,7 @@ class DebugInfo:
             scopes = inner.children
 
 
-@record
+@dataclass(frozen=True)
 class _Unit:
     """A compilation unit and the addresses it covers (empty: unknown, so it is decoded for any address)."""
 

@@ -13,13 +13,12 @@ import io
 import struct
 from bisect import bisect_right
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import Section, SymbolTableSection
-
-from hexlint.record import field, record
 
 HEXAGON_MACHINE = "EM_QDSP6"
 SHF_EXECINSTR = 0x4
@@ -40,14 +39,14 @@ class ElfError(ValueError):
         self.reason = reason
 
 
-@record
+@dataclass(frozen=True)
 class CodeSection:
     name: str
     address: int
     data: bytes
 
 
-@record
+@dataclass(frozen=True)
 class FunctionSymbol:
     name: str
     address: int
@@ -61,7 +60,7 @@ class FunctionSymbol:
         return self.address + self.size
 
 
-@record
+@dataclass(frozen=True)
 class ElfImage:
     path: str
     machine: str

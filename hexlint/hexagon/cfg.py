@@ -28,12 +28,12 @@ from __future__ import annotations
 import functools
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import chain, compress
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hexlint.hexagon.decode import PacketRange
-from hexlint.record import record
 
 if TYPE_CHECKING:
     from hexlint.hexagon.decode import Packet
@@ -58,7 +58,7 @@ def frozen_instance(cls: type[_T], fields: dict[str, Any]) -> _T:
     return instance
 
 
-@record
+@dataclass(frozen=True)
 class BasicBlock:
     start: int
     end: int  # exclusive
@@ -67,7 +67,7 @@ class BasicBlock:
     successors: tuple[int, ...]  # start addresses of successor blocks
 
 
-@record
+@dataclass(frozen=True)
 class Loop:
     header: int  # start address of the header block
     blocks: frozenset[int]  # start addresses of every block in the loop, nested loops included
@@ -80,7 +80,7 @@ class Loop:
     high: int = 0  # end of the highest block (exclusive)
 
 
-@record
+@dataclass(frozen=True)
 class FunctionCfg:
     start: int
     end: int
@@ -221,7 +221,7 @@ def build_cfg(
     return cfg
 
 
-@record
+@dataclass(frozen=True)
 class _Scan:
     """One pass over the packets: successors of the control packets, loop set-ups, leaders, :endloop markers."""
 
@@ -331,7 +331,7 @@ def _control_packets(packets: Sequence[Packet]) -> dict[int, ControlPacket]:
     return control
 
 
-@record
+@dataclass(frozen=True)
 class _Graph:
     """Blocks in address order; edges as block numbers; `:endloop` edges as (latch packet, start packet) -> stages."""
 

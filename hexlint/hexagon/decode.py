@@ -41,13 +41,13 @@ import sys
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, MutableSequence, Sequence
+from dataclasses import dataclass, field
 from itertools import accumulate, compress
 
 from hexlint.hexagon._tables import DEST_EXCEPTIONS, DEST_FIELDS
-from hexlint.record import field, record
 
 
-@record
+@dataclass(frozen=True)
 class MemoryAccess:
     base: str  # "r29" (sp), "r30" (fp), "r0".., or "gp"/"abs" for gp-relative/absolute
     offset: int | None  # byte offset of the access from base (already scaled), None when register-indexed
@@ -59,7 +59,7 @@ class MemoryAccess:
     increment: int | None = None  # post-increment amount in bytes (None for modifier-register increments)
 
 
-@record
+@dataclass(frozen=True)
 class RegisterWrite:
     """What the audit needs to follow stack-derived addresses."""
 
@@ -71,7 +71,7 @@ class RegisterWrite:
     index: str | None = None  # the other register of add/sub/addasl: a pointer may come from either operand
 
 
-@record
+@dataclass(frozen=True)
 class LoopSetup:
     loop: int  # 0 or 1
     start: int  # address of the loop's first packet
@@ -80,7 +80,7 @@ class LoopSetup:
     pipelined_stages: int = 0  # sp1loop0..sp3loop0 -> 1..3
 
 
-@record
+@dataclass(frozen=True)
 class Instruction:
     # `address` lives in a slot and every other field in __dict__, so all the occurrences of one decoded word share a
     # single (never mutated) field dict: a copy of an instruction at a new address costs no dict (see _at)
@@ -104,7 +104,7 @@ class Instruction:
     is_hvx: bool = False  # any HVX (vector) instruction, memory or compute
 
 
-@record
+@dataclass(frozen=True)
 class Packet:
     address: int
     size: int  # bytes
@@ -1747,7 +1747,7 @@ _RelativeEntry = tuple[int, int, dict[str, object], int, str, str]
 _PacketTemplate = tuple[tuple[_Entry, ...], tuple[_RelativeEntry, ...] | None, frozenset[int]]
 
 
-@record
+@dataclass(frozen=True)
 class DecodeCache:
     """What decoding learns about words and packets, independent of their addresses, so it holds for any library: the
     builds of one backend for several CPUs, or the old and new library of a regression gate, share most of their
@@ -1889,7 +1889,7 @@ def _quick_flags(word: int) -> int:
 # bits, so 256-entry tables translate each byte column and big-integer AND/OR combine the columns, 8 bits a lane.
 # Low lanes carry flags 1..128, high lanes WORD_WRITES (1) and WORD_ENDLOOP_BITS (2); a "slow" lane is a word whose
 # flags only its decoding tells (_quick_flags -1). tests/test_decode_scan.py holds the lanes to _quick_flags.
-@record(eq=False)
+@dataclass(frozen=True, eq=False)
 class _FlagTables:
     low: bytes  # top byte -> flags that depend on it alone
     high: bytes  # top byte -> WORD_WRITES (1) when it alone says so
@@ -2100,7 +2100,7 @@ def _sharing_bits(mask: int) -> bytes:
     return table
 
 
-@record(eq=False)
+@dataclass(frozen=True, eq=False)
 class CodeScan:
     """A code section split into packets, with every word's WORD_* flags, decoded in full only packet by packet as
     asked (`packet`): what decode_packets would return for that packet, built once. scan_code makes one."""
