@@ -13,6 +13,7 @@ function, read field by field, stored in an array or a global) is an escape: wha
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from hexlint.backend.dispatch import kernel_call_graph, reachable
@@ -21,13 +22,12 @@ from hexlint.backend.loops import LoopRegion, NodePlace, loop_regions
 from hexlint.backend.workers import call_arguments, parameters, worker_names, worker_settings
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
-from hexlint.record import record
 
 _CLIMB_KINDS = frozenset({"UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR"})
 _MAX_DEPTH = 8
 
 
-@record
+@dataclass(frozen=True)
 class FastdivNames:
     init: str
     divisions: tuple[str, ...]
@@ -40,7 +40,7 @@ def fastdiv_names(options: Mapping[str, Any]) -> FastdivNames:
     )
 
 
-@record
+@dataclass(frozen=True)
 class DivisionUse:
     """A fastdiv()/fastmodulo() call an initialisation reaches; `repeats` says why it runs more than once, or ""."""
 
@@ -50,7 +50,7 @@ class DivisionUse:
     repeats: str
 
 
-@record
+@dataclass(frozen=True)
 class FastdivInit:
     unit: UnitIndex
     call: Node
@@ -71,7 +71,7 @@ def fastdiv_inits(project: Project, options: Mapping[str, Any]) -> list[FastdivI
     return memoized(project.memo, key, lambda: _Flows(project, names, options).all_inits())
 
 
-@record
+@dataclass(frozen=True)
 class _Context:
     origin_unit: UnitIndex
     origin_function: Node

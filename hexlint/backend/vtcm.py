@@ -24,12 +24,12 @@ import os
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
 from hexlint.core import Span
-from hexlint.record import record
 
 VTCM = "vtcm"
 
@@ -68,7 +68,7 @@ _MISSING: Any = object()
 _DEEPEST = 12
 
 
-@record
+@dataclass(frozen=True)
 class VtcmNames:
     """The codebase's VTCM names (fnmatch patterns), from the rule's options."""
 
@@ -93,7 +93,7 @@ class VtcmNames:
         )
 
 
-@record
+@dataclass(frozen=True)
 class Holder:
     """A place that keeps a pointer value; `key` is stable across translation units."""
 
@@ -103,7 +103,7 @@ class Holder:
     key: tuple
 
 
-@record
+@dataclass(frozen=True)
 class Origin:
     """An expression that names VTCM by itself."""
 
@@ -112,7 +112,7 @@ class Origin:
     span: Span
 
 
-@record
+@dataclass(frozen=True)
 class Flow:
     """A value stored into a holder: the step of a provenance chain."""
 
@@ -120,7 +120,7 @@ class Flow:
     span: Span
 
 
-@record
+@dataclass(frozen=True)
 class HolderProvenance:
     """Why a holder keeps a pointer of some provenance: the flow that put it there and what that flow read."""
 
@@ -130,7 +130,7 @@ class HolderProvenance:
     source: Holder | Origin
 
 
-@record
+@dataclass(frozen=True)
 class ScalarAccess:
     """A scalar load or store through a pointer of some provenance."""
 
@@ -146,7 +146,7 @@ class ScalarAccess:
     broadcast: bool  # a load whose value only feeds a vector splat (directly or through a local)
 
 
-@record(frozen=False)
+@dataclass
 class VtcmProvenance:
     """Every holder of a VTCM-derived pointer in the project, with the chain that explains it."""
 
@@ -406,7 +406,7 @@ class _Values:
 # Flows: every store of a value into a holder, gathered once; then a fixed point over them.
 
 
-@record
+@dataclass(frozen=True)
 class _FlowRecord:
     target: Holder
     atoms: tuple

@@ -14,6 +14,7 @@ import bisect
 import fnmatch
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 import clang.cindex as cindex
@@ -22,7 +23,6 @@ from hexlint.backend.dispatch import kernel_call_graph
 from hexlint.backend.trace import kernel_text, settings_from, workers_started_by
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
-from hexlint.record import record, replace
 
 _INCREMENTS = frozenset({"++", "--"})
 _WRITE_KINDS = ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR", "UNARY_OPERATOR")
@@ -32,7 +32,7 @@ _WORD = re.compile(rb"[A-Za-z_]\w*")
 _LVALUE = re.compile(rb"[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|\s*\[[^\]\n]*\])*")
 
 
-@record
+@dataclass(frozen=True)
 class WorkerSettings:
     runners: tuple[str, ...]
     worker_argument: int
@@ -55,7 +55,7 @@ def worker_settings(options: Mapping[str, Any]) -> WorkerSettings:
     )
 
 
-@record
+@dataclass(frozen=True)
 class Launch:
     """One hand-over of a worker to the pool: who does it and with which arguments (as written)."""
 
@@ -65,7 +65,7 @@ class Launch:
     count: str
 
 
-@record
+@dataclass(frozen=True)
 class Write:
     """An assignment, compound assignment or increment in a worker (or a helper it hands the context to)."""
 
@@ -77,7 +77,7 @@ class Write:
     guard: str  # "" | "atomic" (an _Atomic object) | "lock" (between a lock and its unlock) | "single_thread"
 
 
-@record
+@dataclass(frozen=True)
 class Worker:
     name: str
     unit: UnitIndex
