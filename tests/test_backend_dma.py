@@ -5,9 +5,10 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import c_projects
+
 from hexlint.backend import dma
-from hexlint.c.index import Project, build_project
-from hexlint.c.parse import ParseSettings, classify, parse_unit
+from hexlint.c.index import Project
 
 HEADER = """
 #include <stdbool.h>
@@ -26,12 +27,7 @@ struct job { struct htp_context * ctx; uint8_t * vtcm; const uint8_t * src; uint
 
 
 def project_of(tmp_path: Path, body: str) -> Project:
-    path = tmp_path / "htp" / "ops.c"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(HEADER) + textwrap.dedent(body))
-    unit = parse_unit(str(path), classify(str(path)), ParseSettings())
-    assert not unit.diagnostics, [diagnostic.message for diagnostic in unit.diagnostics]
-    return build_project([unit], [str(path)])
+    return c_projects.kernel_project(tmp_path, textwrap.dedent(HEADER) + textwrap.dedent(body), "htp/ops.c")
 
 
 def functions_of(project: Project) -> dict[str, dma.FunctionDma]:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import c_projects
+
 from hexlint.backend.fastdiv import fastdiv_inits
 from hexlint.backend.model import model_of
 from hexlint.backend.workers import workers
-from hexlint.c.index import Project, build_project
-from hexlint.c.parse import ParseSettings, classify, parse_unit
+from hexlint.c.index import Project
 from hexlint.checks import hx114_fastdiv_single_use, hx115_worker_shared_write
 from hexlint.registry import find_rule
 
@@ -28,12 +29,7 @@ void consume(const struct fastdiv_values * d);
 
 
 def kernel_project(tmp_path: Path, body: str) -> Project:
-    path = tmp_path / "htp" / "k.c"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(PRELUDE + textwrap.dedent(body))
-    unit = parse_unit(str(path), classify(str(path)), ParseSettings())
-    assert not unit.diagnostics, [diagnostic.message for diagnostic in unit.diagnostics]
-    return build_project([unit], [str(path)])
+    return c_projects.kernel_project(tmp_path, PRELUDE + textwrap.dedent(body))
 
 
 def line_of(tmp_path: Path, needle: str) -> int:

@@ -7,14 +7,14 @@ import shutil
 import weakref
 from pathlib import Path
 
+import c_projects
 import pytest
 
 from hexlint.backend import dispatch, names, trace
 from hexlint.backend.loops import assignment_count, written_in
 from hexlint.backend.model import BackendModel, model_of
 from hexlint.c import index
-from hexlint.c.index import Project, build_project
-from hexlint.c.parse import ParseSettings, classify, parse_unit
+from hexlint.c.index import Project
 from hexlint.checks import hx106_trace_missing
 from hexlint.config import Config
 from hexlint.engine import RunSettings, lint
@@ -43,11 +43,7 @@ int execute_op(struct htp_ops_context * octx, int opcode) {
 
 
 def project_of(tmp_path: Path, text: str) -> Project:
-    path = tmp_path / "htp" / "k.c"
-    path.parent.mkdir(parents=True)
-    path.write_text(text)
-    unit = parse_unit(str(path), classify(str(path)), ParseSettings())
-    return build_project([unit], [str(path)])
+    return c_projects.kernel_project(tmp_path, text)
 
 
 def test_one_model_per_project_and_each_fact_computed_once(tmp_path: Path) -> None:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
+from c_projects import project_of
+
 from hexlint.backend import vtcm
-from hexlint.c.index import Project, build_project
-from hexlint.c.parse import ParseSettings, classify, parse_unit
 from hexlint.registry import find_rule
 
 HEADER = """
@@ -18,20 +17,6 @@ struct htp_context { uint8_t *vtcm_base; uint32_t vtcm_size; float *ddr; };
 struct htp_spad { uint8_t *data; uint32_t size; };
 struct htp_ops_context { struct htp_context *ctx; struct htp_spad src0_spad; };
 """
-
-
-def project_of(tmp_path: Path, files: dict[str, str]) -> Project:
-    paths = []
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-        paths.append(str(path))
-    sources = [path for path in paths if not path.endswith(".h")]
-    units = [parse_unit(path, classify(path), ParseSettings()) for path in sources]
-    for unit in units:
-        assert not unit.diagnostics, [diagnostic.message for diagnostic in unit.diagnostics]
-    return build_project(units, paths)
 
 
 def default_names(**changes: object) -> vtcm.VtcmNames:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
+from c_projects import project_of
 from conftest import run_hexlint
 
 from hexlint.backend import kernel_params as kp
 from hexlint.backend.model import model_of
-from hexlint.c.index import Project, build_project
+from hexlint.c.index import build_project
 from hexlint.c.parse import ParseSettings, classify, parse_unit
 from hexlint.checks import hx101_kernel_params_unread, hx102_kernel_params_unwritten, hx103_kernel_params_recomputed
 from hexlint.registry import find_rule
@@ -30,20 +30,6 @@ struct htp_x_kernel_params {
 };
 struct htp_ops_context { uint32_t op; uint32_t n_threads; int32_t kernel_params[32]; };
 """
-
-
-def project_of(tmp_path: Path, files: dict[str, str]) -> Project:
-    paths = []
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-        paths.append(str(path))
-    sources = [path for path in paths if not path.endswith(".h")]
-    units = [parse_unit(path, classify(path), ParseSettings()) for path in sources]
-    for unit in units:
-        assert not unit.diagnostics, [diagnostic.message for diagnostic in unit.diagnostics]
-    return build_project(units, paths)
 
 
 def writes_of(facts: kp.KernelParamsFacts) -> dict[str, set[str] | None]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import c_projects
 import pytest
 
 from hexlint.backend import trace as _trace
@@ -26,12 +27,7 @@ void worker_pool_run_func(void * pool, worker_callback_t func, void * data, unsi
 
 
 def kernel_project(tmp_path: Path, body: str) -> Project:
-    path = tmp_path / "htp" / "k.c"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(PRELUDE + textwrap.dedent(body))
-    unit = parse_unit(str(path), classify(str(path)), ParseSettings())
-    assert not unit.diagnostics, [diagnostic.message for diagnostic in unit.diagnostics]
-    return build_project([unit], [str(path)])
+    return c_projects.kernel_project(tmp_path, PRELUDE + textwrap.dedent(body))
 
 
 def line_of(tmp_path: Path, needle: str) -> int:

@@ -6,10 +6,11 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import c_projects
+
 from hexlint.backend import trace_regions
 from hexlint.backend.trace import settings_from
-from hexlint.c.index import Project, build_project
-from hexlint.c.parse import ParseSettings, classify, parse_unit
+from hexlint.c.index import Project
 from hexlint.registry import find_rule
 
 PRELUDE = """
@@ -26,12 +27,7 @@ void work(int x);
 
 
 def kernel_project(tmp_path: Path, body: str) -> Project:
-    path = tmp_path / "htp" / "k.c"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(PRELUDE + textwrap.dedent(body))
-    unit = parse_unit(str(path), classify(str(path)), ParseSettings())
-    assert not unit.diagnostics, [diagnostic.message for diagnostic in unit.diagnostics]
-    return build_project([unit], [str(path)])
+    return c_projects.kernel_project(tmp_path, PRELUDE + textwrap.dedent(body))
 
 
 SETTINGS = settings_from(find_rule("HX117").options)
