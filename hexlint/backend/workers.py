@@ -11,15 +11,15 @@ the worker derived for its own rows).
 from __future__ import annotations
 
 import bisect
-import fnmatch
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 import clang.cindex as cindex
 
 from hexlint.backend.dispatch import kernel_call_graph
+from hexlint.backend.names import matches_any
 from hexlint.backend.trace import kernel_text, settings_from, workers_started_by
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
@@ -366,12 +366,12 @@ class _WriteScan:
             lock_calls = [
                 call
                 for call in walked_nodes(self.unit, self.function, "CALL_EXPR")
-                if _matches(call.spelling, self.settings.unlock_functions + self.settings.lock_functions)
+                if matches_any(call.spelling, self.settings.unlock_functions + self.settings.lock_functions)
             ]
             for call in in_source_order(lock_calls):
-                if _matches(call.spelling, self.settings.unlock_functions):
+                if matches_any(call.spelling, self.settings.unlock_functions):
                     self._lock_events.append((call.start_offset, False))
-                elif _matches(call.spelling, self.settings.lock_functions):
+                elif matches_any(call.spelling, self.settings.lock_functions):
                     self._lock_events.append((call.start_offset, True))
         before = bisect.bisect_left(self._lock_events, (node.start_offset, False))
         return before > 0 and self._lock_events[before - 1][1]
@@ -440,9 +440,9 @@ class _Tree:
             for index, call in enumerate(self.parents):
                 if call.kind != "CALL_EXPR":
                     continue
-                if _matches(call.spelling, settings.unlock_functions):
+                if matches_any(call.spelling, settings.unlock_functions):
                     self.lock_events.append((index, False))
-                elif _matches(call.spelling, settings.lock_functions):
+                elif matches_any(call.spelling, settings.lock_functions):
                     self.lock_events.append((index, True))
         if not self.lock_events or node not in self.position:
             return False
@@ -697,17 +697,3 @@ def _lvalue_text(unit: UnitIndex, target: Node) -> str:
     if not 0 <= start < end <= len(data) or end - start > 60:
         return target.spelling or "this lvalue"
     return " ".join(data[start:end].decode("utf-8", "replace").split())
-
-
-def spelled_place(node: Node) -> tuple[str, int, int]:
-    """Where a node is spelled: inside the #define for code a macro body produced (one place, however many
-    functions the macro stamps out)."""
-    if node.is_macro_expansion:
-        place = node.spelling_start
-        if place.path:
-            return place.path, place.line, place.column
-    return node.path, node.line, node.column
-
-
-def _matches(name: str, patterns: Iterable[str]) -> bool:
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)

@@ -61,3 +61,29 @@ def quoted_source(unit: UnitIndex, node: Node, operand: re.Pattern[bytes], longe
         return None
     text = " ".join(data[start:end].decode("utf-8", errors="replace").replace("\\\n", " ").split())
     return f"`{text}`"
+
+
+def spelled_place(node: Node) -> tuple[str, int, int]:
+    """Where a node is spelled: inside the #define for code a macro body produced (one place, however many
+    functions the macro stamps out)."""
+    if node.is_macro_expansion:
+        place = node.spelling_start
+        if place.path:
+            return place.path, place.line, place.column
+    return node.path, node.line, node.column
+
+
+def diagnostic_where_spelled(
+    code: str, unit: UnitIndex, node: Node, message: str, related: Sequence[Related] = ()
+) -> Diagnostic:
+    """A finding at the node, or at its #define line for code a macro body produced (the macro use related)."""
+    path, line, column = spelled_place(node)
+    if (path, line, column) == (node.path, node.line, node.column):
+        return diagnostic_at(code, unit, node, message, related)
+    return diagnostic(
+        code,
+        message,
+        Span(path, line, column),
+        related=(*related, Related(node_span(node), "expanded from this macro use")),
+        fingerprint_text=unit.source_line(path, line).strip().rstrip("\\").strip(),
+    )

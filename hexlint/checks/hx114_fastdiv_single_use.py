@@ -7,10 +7,8 @@ from typing import Any
 
 from hexlint.backend.fastdiv import fastdiv_names
 from hexlint.backend.model import BackendModel
-from hexlint.backend.workers import spelled_place
-from hexlint.checks._c_helpers import diagnostic_at, node_span
-from hexlint.core import Diagnostic, Related, Span
-from hexlint.registry import diagnostic
+from hexlint.checks._c_helpers import diagnostic_where_spelled, node_span, spelled_place
+from hexlint.core import Diagnostic, Related
 
 CODE = "HX114"
 
@@ -34,15 +32,4 @@ def check(model: BackendModel, options: Mapping[str, Any]) -> Iterator[Diagnosti
             "instead."
         )
         related = [Related(node_span(use.call), "the only division it feeds")]
-        if place == (init.call.path, init.call.line, init.call.column):
-            yield diagnostic_at(CODE, init.unit, init.call, message, related)
-            continue
-        path, line, column = place
-        related.append(Related(node_span(init.call), "expanded from this macro use"))
-        yield diagnostic(
-            CODE,
-            message,
-            Span(path, line, column),
-            related=tuple(related),
-            fingerprint_text=init.unit.source_line(path, line).strip().rstrip("\\").strip(),
-        )
+        yield diagnostic_where_spelled(CODE, init.unit, init.call, message, related)

@@ -6,10 +6,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from hexlint.backend.model import BackendModel
-from hexlint.backend.workers import Worker, Write, spelled_place
-from hexlint.checks._c_helpers import diagnostic_at, node_span
-from hexlint.core import Diagnostic, Related, Span
-from hexlint.registry import diagnostic
+from hexlint.backend.workers import Worker, Write
+from hexlint.checks._c_helpers import diagnostic_where_spelled, node_span, spelled_place
+from hexlint.core import Diagnostic, Related
 
 CODE = "HX115"
 _WHAT = {
@@ -32,23 +31,13 @@ def check(model: BackendModel, options: Mapping[str, Any]) -> Iterator[Diagnosti
             if place in reported:
                 continue  # a helper shared by several workers, or a macro stamping out several: one finding
             reported.add(place)
-            yield _finding(worker, write, place)
+            yield _finding(worker, write)
 
 
-def _finding(worker: Worker, write: Write, place: tuple[str, int, int]) -> Diagnostic:
+def _finding(worker: Worker, write: Write) -> Diagnostic:
     message = _message(worker.name, write)
     related = _related(worker, write)
-    if place == (write.node.path, write.node.line, write.node.column):
-        return diagnostic_at(CODE, write.unit, write.node, message, related)
-    path, line, column = place
-    related.append(Related(node_span(write.node), "expanded from this macro use"))
-    return diagnostic(
-        CODE,
-        message,
-        Span(path, line, column),
-        related=tuple(related),
-        fingerprint_text=write.unit.source_line(path, line).strip().rstrip("\\").strip(),
-    )
+    return diagnostic_where_spelled(CODE, write.unit, write.node, message, related)
 
 
 def _message(worker: str, write: Write) -> str:
