@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hexlint.backend.dispatch import kernel_call_graph, reachable
-from hexlint.backend.kernel_params import member_refs_by_name, nodes_by_spelling
 from hexlint.backend.loops import LoopRegion, NodePlace, loop_regions
+from hexlint.backend.names import nodes_named
 from hexlint.backend.workers import call_arguments, parameters, worker_names, worker_settings
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
@@ -96,9 +96,7 @@ class _Flows:
     def all_inits(self) -> list[FastdivInit]:
         found = []
         for unit in self.units:
-            for call in unit.nodes("CALL_EXPR"):
-                if call.spelling != self.names.init:
-                    continue
+            for call in nodes_named(self.project, unit, "CALL_EXPR", self.names.init):
                 function = unit.enclosing_function(call)
                 if function is None:
                     continue
@@ -227,7 +225,7 @@ class _Flows:
     def _uses_of_variable(
         self, unit: UnitIndex, function: Node, declaration: Node, context: _Context, depth: int
     ) -> None:
-        references = _decl_refs(unit).get(declaration.spelling, ())
+        references = nodes_named(self.project, unit, "DECL_REF_EXPR", declaration.spelling)
         for reference in references:
             if not function.start_offset <= reference.start_offset < function.end_offset:
                 continue
@@ -242,7 +240,7 @@ class _Flows:
         self.seen.add(key)
         place = (field.path, field.start_offset)
         for unit in self.units:
-            for reference in member_refs_by_name(unit).get(field.spelling, ()):
+            for reference in nodes_named(self.project, unit, "MEMBER_REF_EXPR", field.spelling):
                 declaration = reference.referenced
                 # Each unit has its own cursor for a header's field: compare where the field is declared.
                 if declaration is None or (declaration.path, declaration.start_offset) != place:
@@ -286,8 +284,8 @@ class _Flows:
             return f"`{name}` runs on every thread of the pool"
         if name in self._reached_from_workers():
             return f"`{name}` is called from a worker"
-        calls = [(unit, call) for unit in self.units for call in _calls(unit).get(name, ())]
-        references = sum(len(_decl_refs(unit).get(name, ())) for unit in self.units)
+        calls = [(unit, call) for unit in self.units for call in nodes_named(self.project, unit, "CALL_EXPR", name)]
+        references = sum(len(nodes_named(self.project, unit, "DECL_REF_EXPR", name)) for unit in self.units)
         if references > len(calls):
             return f"`{name}` is also used through a function pointer"
         if len(calls) != 1:
@@ -388,14 +386,6 @@ def _children_of(node: Node, cache: dict[Node, list[_Child]]) -> list[_Child]:
     if found is None:
         found = cache[node] = [(child.start_offset, child.end_offset, child.path, child) for child in node.children()]
     return found
-
-
-def _decl_refs(unit: UnitIndex) -> dict[str, list[Node]]:
-    return memoized(unit.memo, "backend.decl_refs", lambda: nodes_by_spelling(unit, "DECL_REF_EXPR"))
-
-
-def _calls(unit: UnitIndex) -> dict[str, list[Node]]:
-    return memoized(unit.memo, "backend.calls", lambda: nodes_by_spelling(unit, "CALL_EXPR"))
 
 
 def _regions(unit: UnitIndex) -> list[LoopRegion]:

@@ -3,13 +3,28 @@
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable, Mapping
+import functools
+import re
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
+
+from hexlint.c.index import Project, UnitIndex, memoized
+from hexlint.c.node import Node
 
 
 def matches_any(name: str, patterns: Iterable[str]) -> bool:
     """Whether `name` matches one of the fnmatch patterns (case-sensitive, as C identifiers are)."""
+    if isinstance(patterns, tuple):
+        return _matcher(patterns)(name) is not None
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+
+
+@functools.lru_cache(maxsize=256)
+def _matcher(patterns: tuple[str, ...]) -> Callable[[str], object]:
+    """One compiled regex for a tuple of patterns: the backend asks the same few tuples about every name."""
+    if not patterns:
+        return lambda _name: None
+    return re.compile("|".join(f"(?:{fnmatch.translate(pattern)})" for pattern in patterns)).match
 
 
 def string_list(options: Mapping[str, Any], key: str) -> tuple[str, ...]:
@@ -18,3 +33,78 @@ def string_list(options: Mapping[str, Any], key: str) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
     return tuple(str(item) for item in value or ())
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Nodes by name, text first: a node's spelling costs libclang calls, a word of the source text does not.
+
+_WORD = re.compile(rb"[A-Za-z_]\w*")
+_DEFINITION = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+[A-Za-z_]\w*((?:[^\n]*\\\r?\n)*[^\n]*)", re.MULTILINE)
+_PASTED = re.compile(rb"(\w*)\s*##\s*(\w*)")
+
+
+def nodes_named(project: Project, unit: UnitIndex, kind: str, name: str) -> list[Node]:
+    """The unit's nodes of `kind` spelled `name` (`DECL_REF_EXPR`, `MEMBER_REF_EXPR`, `CALL_EXPR`, `VAR_DECL` ...), in
+    unit order. A unit none of whose files writes the name, where no macro body of the project writes it or could paste
+    it together, has none: its nodes' spellings are never read."""
+    if not may_spell(project, unit, name):
+        return []
+    return by_spelling(unit, kind).get(name, [])
+
+
+def by_spelling(unit: UnitIndex, kind: str) -> dict[str, list[Node]]:
+    """Every node of `kind` of the unit by spelling, in unit order (computed once per unit and kind)."""
+
+    def compute() -> dict[str, list[Node]]:
+        found: dict[str, list[Node]] = {}
+        for node in unit.nodes(kind):
+            found.setdefault(node.spelling, []).append(node)
+        return found
+
+    return memoized(unit.memo, ("names.by_spelling", kind), compute)
+
+
+def may_spell(project: Project, unit: UnitIndex, name: str) -> bool:
+    """Whether a node of the unit can be spelled `name`: the name is a word of the unit's own files or of a macro
+    body of the project, or a macro body pastes (`##`) identifiers and the name holds a piece of one."""
+    word = name.encode()
+    if word in _unit_words(unit):
+        return True
+    macro_words, pasted_pieces = _macro_words(project)
+    return word in macro_words or any(piece in word for piece in pasted_pieces)
+
+
+def _unit_words(unit: UnitIndex) -> frozenset[bytes]:
+    return memoized(
+        unit.memo,
+        "names.words",
+        lambda: frozenset(word for path in unit.indexed_files for word in _WORD.findall(unit.source_bytes(path))),
+    )
+
+
+def _macro_words(project: Project) -> tuple[frozenset[bytes], tuple[bytes, ...]]:
+    def compute() -> tuple[frozenset[bytes], tuple[bytes, ...]]:
+        words: set[bytes] = set()
+        pieces: set[bytes] = set()
+        for unit in project.units:
+            for path in unit.indexed_files:
+                for body in _DEFINITION.findall(unit.source_bytes(path)):
+                    words.update(_WORD.findall(body))
+                    parameters = _parameters(body)
+                    for left, right in _PASTED.findall(body):
+                        # `hvx_##op##_f32`: a name made so holds the pieces that are not the macro's parameters.
+                        literal = [piece for piece in (left, right) if piece and piece not in parameters]
+                        pieces.update(literal)
+                        if not literal:
+                            pieces.add(b"")  # parameters pasted to parameters: any name may come of it
+        return frozenset(words), tuple(sorted(pieces))
+
+    return memoized(project.memo, "names.macro_words", compute)
+
+
+def _parameters(body: bytes) -> frozenset[bytes]:
+    """A function-like macro's parameter names (`(a, b)` right after the name)."""
+    if not body.startswith(b"("):
+        return frozenset()
+    end = body.find(b")")
+    return frozenset(_WORD.findall(body[1:end])) if end > 0 else frozenset()

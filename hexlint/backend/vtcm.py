@@ -18,7 +18,6 @@ access. Facts only: no messages, no rule codes. Everything is computed once per 
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import os
 import re
@@ -27,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from hexlint.backend.names import matches_any
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
 from hexlint.core import Span
@@ -634,14 +634,15 @@ def _unit_accesses(
     mentions: _Mentions,
 ) -> Iterator[ScalarAccess]:
     macros = _macro_names(unit)
+    inside = _nodes_of_mentioning_functions(unit, mentions, macros)
     candidates = [
         node
         for node in (
             *unit.nodes("ARRAY_SUBSCRIPT_EXPR"),
             *unit.nodes("MEMBER_REF_EXPR"),
-            *(node for node in unit.nodes("UNARY_OPERATOR") if node.unary_operator == "*"),
+            *(node for node in unit.nodes("UNARY_OPERATOR") if id(node) in inside and node.unary_operator == "*"),
         )
-        if _may_mention(unit, node, mentions, macros) and node.type_kind not in _NOT_SCALAR
+        if id(node) in inside and _may_mention(unit, node, mentions, macros) and node.type_kind not in _NOT_SCALAR
     ]
     if not candidates:
         return
@@ -727,6 +728,19 @@ class _Mentions:
             pattern = re.compile(rb"\b(?:" + "|".join(map(re.escape, words)).encode() + rb")\b") if words else None
             self._by_function[function] = pattern
         return pattern is not None and pattern.search(data, start, end) is not None
+
+
+def _nodes_of_mentioning_functions(unit: UnitIndex, mentions: _Mentions, macros: frozenset[bytes]) -> set[int]:
+    """The ids of the nodes inside functions whose text may mention VTCM (`_may_mention` of the whole function, or a
+    macro of the unit's files used in it): an access elsewhere cannot, and its node need not be located."""
+    inside: set[int] = set()
+    for function in unit.functions_all():
+        data = unit.source_bytes(function.path)
+        start, end = function.start_offset, function.end_offset
+        uses_macro = any(word in macros for word in _IDENTIFIER.findall(data, start, end))
+        if uses_macro or mentions.search(data, start, end, function.spelling):
+            inside.update(map(id, function.descendants()))
+    return inside
 
 
 def _may_mention(unit: UnitIndex, node: Node, mentions: _Mentions, macros: frozenset[bytes]) -> bool:
@@ -979,7 +993,7 @@ def _real(path: str) -> str:
 
 
 def _matches(name: str, patterns: Iterable[str]) -> bool:
-    return bool(name) and any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+    return bool(name) and matches_any(name, patterns if isinstance(patterns, tuple) else tuple(patterns))
 
 
 def _strings(options: Mapping[str, Any], key: str) -> tuple[str, ...]:

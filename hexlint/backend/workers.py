@@ -16,8 +16,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-import clang.cindex as cindex
-
 from hexlint.backend.dispatch import kernel_call_graph
 from hexlint.backend.names import matches_any
 from hexlint.backend.trace import kernel_text, settings_from, workers_started_by
@@ -250,8 +248,10 @@ class _WriteScan:
             self._find_aliases()
 
     def _find_aliases(self) -> None:
-        # Declarations in source order: `struct x *ctx = data; struct y *s = &ctx->slots[ith];`.
-        for node in function_nodes(self.unit, self.function, "VAR_DECL"):
+        # Declarations in source order: `struct x *ctx = data; struct y *s = &ctx->slots[ith];`. Only one initialised
+        # with a name, a member or an address can be an alias: that shape is cheap to see, the text tests below not.
+        declarations = walked_nodes(self.unit, self.function, "VAR_DECL")
+        for node in in_source_order([node for node in declarations if _may_alias(node)]):
             # Only a pointer declaration, or one initialised with an address (`&ctx->part[ith]`), can be an alias.
             if not self._may_name_shared(node, b"&") and node.type_kind != "POINTER":
                 continue
@@ -509,23 +509,12 @@ def _function_nodes(unit: UnitIndex, function: Node) -> dict[str, list[Node]] | 
     data = unit.source_bytes(function.path)
     if _INCLUDE.search(data, function.start_offset, function.end_offset):
         return None  # nodes of an included file sit in the extent but not in the file: let the index decide
-    wanted = {_kind_id(kind): kind for kind in _KINDS_OF_A_SCAN}
-    cursor = function._cursor
     by_kind: dict[str, list[Node]] = {kind: [] for kind in _KINDS_OF_A_SCAN}
-
-    def visit(child: cindex.Cursor, _parent: cindex.Cursor, _data: object) -> int:
-        kind = wanted.get(child._kind_id)
-        if kind is not None:
-            child._tu = cursor._tu
-            by_kind[kind].append(Node(child, kind))  # in the function's file: no #include in its extent
-        return 2  # CXChildVisit_Recurse
-
-    cindex.conf.lib.clang_visitChildren(cursor, cindex.cursor_visit_callback(visit), [])
+    for node in function.descendants():  # in the function's file: no #include in its extent
+        found = by_kind.get(node.kind)
+        if found is not None:
+            found.append(node)
     return by_kind
-
-
-def _kind_id(name: str) -> int:
-    return getattr(cindex.CursorKind, name).value
 
 
 def _by_offset(unit: UnitIndex, kind: str) -> dict[str, tuple[list[int], list[Node]]]:
@@ -549,6 +538,14 @@ def _points_to_record(declaration: Node) -> bool:
         return False
     record_node = declaration.type_declaration
     return record_node is not None and record_node.kind in ("STRUCT_DECL", "UNION_DECL")
+
+
+_ALIAS_SOURCE_KINDS = frozenset({"DECL_REF_EXPR", "MEMBER_REF_EXPR", "UNARY_OPERATOR"})
+
+
+def _may_alias(declaration: Node) -> bool:
+    initialiser = _initialiser(declaration)
+    return initialiser is not None and initialiser.unwrapped().kind in _ALIAS_SOURCE_KINDS
 
 
 def _initialiser(declaration: Node) -> Node | None:

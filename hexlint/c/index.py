@@ -1,4 +1,4 @@
-"""One walk per translation unit: every node of the project's own code, bucketed by kind, with parents.
+"""One walk per translation unit: every node of the project's own code, with its children, bucketed by kind.
 
 Rules ask for the kinds they want (`unit.nodes("IF_STMT")`) instead of walking the AST themselves, so a TU is walked
 once however many rules run. Declarations from system, builtin and stand-in headers are never descended into.
@@ -10,6 +10,7 @@ import bisect
 import functools
 import gc
 import os
+import re
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from typing import Any, TypeVar
 
 import clang.cindex as cindex
 
-from hexlint.c.node import Node, file_of
+from hexlint.c.node import DECLARATION_KINDS, Node, declaration_key, declarations_of, file_of, kind_name
 from hexlint.c.parse import ParsedUnit
 
 _T = TypeVar("_T")
@@ -32,6 +33,7 @@ def _realpath(path: str) -> str:
     return _realpath_of_absolute(os.path.abspath(path))
 
 
+_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include", re.MULTILINE)
 _FUNCTION_KINDS = frozenset({"FUNCTION_DECL", "CXX_METHOD", "FUNCTION_TEMPLATE", "CONSTRUCTOR", "DESTRUCTOR"})
 
 
@@ -43,8 +45,9 @@ class UnitIndex:
         self.role = unit.role
         self.unit = unit
         self.indexed_files = frozenset(os.path.realpath(path) for path in (indexed_files or [unit.path]))
-        self._cursors_by_kind: dict[int, list[cindex.Cursor]] = defaultdict(list)
+        self._nodes_by_kind: dict[int, list[Node]] = defaultdict(list)
         self._top_level: list[cindex.Cursor] = []
+        self._top_nodes: list[Node] = []
         self._lines: dict[str, list[str]] = {}
         self._bytes: dict[str, bytes] = dict(unit.unsaved)  # stdin's text, not the file on disk
         self._functions: dict[str, Node] | None = None
@@ -54,8 +57,8 @@ class UnitIndex:
         # Facts rules derive from this unit, shared between rules; they live exactly as long as the unit.
         self.memo: dict[Hashable, Any] = {}
         if unit.translation_unit is not None:
-            # The walk allocates a ctypes cursor per node and no reference cycles: pausing the cyclic collector keeps
-            # it from rescanning every live object again and again (it cost more than the walk in long runs).
+            # The walk allocates a cursor and a node per AST node and no reference cycles: pausing the cyclic collector
+            # keeps it from rescanning every live object again and again (it cost more than the walk in long runs).
             collecting = gc.isenabled()
             gc.disable()
             try:
@@ -63,15 +66,17 @@ class UnitIndex:
             finally:
                 if collecting:
                     gc.enable()
-            # The cursors live as long as the run and form no cycles; freezing them takes them out of every later
+            # The nodes live as long as the run and form no cycles; freezing them takes them out of every later
             # collection, which otherwise made each small allocation in the rules pay for a scan of all of them.
             gc.freeze()
 
     def _walk(self, translation_unit: cindex.TranslationUnit) -> None:
-        # The per-node callback does as little as possible: the walk costs less than a tenth of the parse this way.
+        # The per-node callback does as little as possible: the walk costs a fraction of the parse this way. It builds
+        # each node once with its children, so every later walk over the tree is plain Python.
         visit_children = cindex.conf.lib.clang_visitChildren
         file_is_indexed: dict[str, bool] = {}
         top_level = self._top_level
+        top_level_files: list[str] = []
 
         def visit_top_level(cursor: cindex.Cursor, _parent: cindex.Cursor, _data: object) -> int:
             name = file_of(translation_unit, cursor)
@@ -80,28 +85,56 @@ class UnitIndex:
                 indexed = file_is_indexed[name] = bool(name) and _realpath(name) in self.indexed_files
             if indexed:
                 top_level.append(cursor)
+                top_level_files.append(name)
             return _CONTINUE
 
         visit_children(translation_unit.cursor, cindex.cursor_visit_callback(visit_top_level), [])
-        by_kind = self._cursors_by_kind
+        by_kind = self._nodes_by_kind
+        # The open ancestors of the node being visited, as (cursor bytes, children list): libclang hands each callback
+        # its parent cursor, equal byte for byte to the one it handed when visiting that parent.
+        open_nodes: list[tuple[bytes, list[Node]]] = []
+        declarations = self._declarations = declarations_of(translation_unit)
+        # Every node of a top-level declaration is in its file, unless an #include sits inside its extent.
+        current_path: list[str | None] = [None]
 
-        def visit(cursor: cindex.Cursor, _parent: cindex.Cursor, _data: object) -> int:
-            by_kind[cursor._kind_id].append(cursor)
+        def visit(cursor: cindex.Cursor, parent: cindex.Cursor, _data: object) -> int:
+            parent_key = bytes(parent)
+            open_node = open_nodes[-1]
+            if open_node[0] != parent_key:
+                while len(open_nodes) > 1 and open_nodes[-1][0] != parent_key:
+                    open_nodes.pop()
+                open_node = open_nodes[-1]
+            cursor._tu = translation_unit
+            kind_id = cursor._kind_id
+            children: list[Node] = []
+            node = Node(cursor, kind_name(kind_id), current_path[0], children)
+            open_node[1].append(node)
+            by_kind[kind_id].append(node)
+            raw = bytes(cursor)
+            if kind_id in DECLARATION_KINDS:
+                declarations.setdefault(declaration_key(raw), node)
+            open_nodes.append((raw, children))
             return _RECURSE
 
         callback = cindex.cursor_visit_callback(visit)
-        for cursor in top_level:
-            by_kind[cursor._kind_id].append(cursor)
+        for cursor, name in zip(top_level, top_level_files, strict=True):
+            cursor._tu = translation_unit
+            node = Node(cursor, kind_name(cursor._kind_id), name, [])
+            self._top_nodes.append(node)
+            by_kind[cursor._kind_id].append(node)
+            raw = bytes(cursor)
+            if cursor._kind_id in DECLARATION_KINDS:
+                declarations.setdefault(declaration_key(raw), node)
+            current_path[0] = None if _INCLUDE.search(self.source_bytes(name), *node._load_offsets()) else name
+            open_nodes[:] = [(raw, node._children)]
             visit_children(cursor, callback, [])
         self._translation_unit = translation_unit
 
-    def _wrap(self, cursor: cindex.Cursor) -> Node:
-        cursor._tu = self._translation_unit
-        return Node(cursor)
-
     def nodes(self, *kinds: str) -> list[Node]:
         """All indexed nodes of these CursorKind names, in source order."""
-        found = [self._wrap(cursor) for kind in kinds for cursor in self._cursors_by_kind.get(_kind_id(kind), ())]
+        if len(kinds) == 1:
+            return list(self._nodes_by_kind.get(_kind_id(kinds[0]), ()))
+        found = [node for kind in kinds for node in self._nodes_by_kind.get(_kind_id(kind), ())]
         if len(kinds) > 1:
             found.sort(key=lambda node: (node.path, node.start_offset))
         return found
@@ -169,8 +202,7 @@ class UnitIndex:
         return chain[0] if chain else None
 
     def _containing_top_level(self, node: Node) -> Node | None:
-        for cursor in self._top_level:
-            top = self._wrap(cursor)
+        for top in self._top_nodes:
             if top.path == node.path and top.start_offset <= node.start_offset and node.end_offset <= top.end_offset:
                 return top
         return None
@@ -196,6 +228,7 @@ class UnitIndex:
         return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
+@functools.cache
 def _kind_id(name: str) -> int:
     return getattr(cindex.CursorKind, name).value
 

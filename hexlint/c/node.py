@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Iterator
+import weakref
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,56 +34,102 @@ def _text(read) -> str:
 
 
 class Node:
-    """One AST node. Attributes are computed on first use: most nodes are never looked at closely."""
+    """One AST node. Attributes are computed on first use and kept: most nodes are never looked at closely.
 
-    __slots__ = ("_cursor", "_end", "_kind", "_location", "_offsets")
+    The index walk builds every node of the project's own code once, with its children (`UnitIndex`), so walks over
+    a function body are plain Python; a node reached another way (`referenced`, `arguments()`) reads its children
+    from libclang on first use and keeps them too. Children lists are shared: never mutate one.
+    """
 
-    def __init__(self, cursor: cindex.Cursor, kind: str | None = None) -> None:
+    __slots__ = (
+        "__weakref__",
+        "_children",
+        "_cursor",
+        "_end",
+        "_hash",
+        "_location",
+        "_macro",
+        "_offsets",
+        "_operator",
+        "_path",
+        "_referenced",
+        "_spelling",
+        "_type_kind",
+        "_type_spelling",
+        "kind",
+    )
+
+    def __init__(
+        self,
+        cursor: cindex.Cursor,
+        kind: str | None = None,
+        path: str | None = None,
+        children: list[Node] | None = None,
+    ) -> None:
+        # The other slots stay unset until first asked for (an AttributeError the first time): the index walk makes
+        # every node of the project, and each store here costs it.
         self._cursor = cursor
-        self._kind = kind
-        self._location: tuple[str, int, int] | None = None
-        self._end: tuple[int, int] | None = None
-        self._offsets: tuple[int, int] | None = None
+        # A plain attribute: rules ask every node they pass for its kind.
+        self.kind = kind if kind is not None else kind_name(cindex.conf.lib.clang_getCursorKind(cursor))
+        self._path = path  # the index walk knows it from the node's top-level declaration
+        self._children = children
 
     def __eq__(self, other: object) -> bool:
         # clang_equalCursors tells apart copies of one node reached along different walks; hash + extent does not.
+        if self is other:
+            return True
         return isinstance(other, Node) and self._identity() == other._identity()
 
-    def _identity(self) -> tuple[int, int, int, int]:
-        extent = self._cursor.extent
-        return (self._cursor.hash, self._cursor._kind_id, extent.start.offset, extent.end.offset)
+    def _identity(self) -> tuple[int, str, int, int]:
+        start, end = self._load_offsets()
+        return (hash(self), self.kind, start, end)
 
     def __hash__(self) -> int:
-        return self._cursor.hash
+        try:
+            return self._hash
+        except AttributeError:
+            self._hash: int = cindex.conf.lib.clang_hashCursor(self._cursor)
+            return self._hash
 
     def __repr__(self) -> str:
         return f"Node({self.kind} {self.spelling!r} {self.path}:{self.line}:{self.column})"
 
     @property
-    def kind(self) -> str:
-        if self._kind is None:
-            self._kind = kind_name(cindex.conf.lib.clang_getCursorKind(self._cursor))
-        return self._kind
-
-    @property
     def spelling(self) -> str:
         try:
-            return self._cursor.spelling or ""
-        except UnicodeDecodeError:
-            return ""
+            return self._spelling
+        except AttributeError:
+            try:
+                self._spelling: str = cindex._CXString.from_result(
+                    cindex.conf.lib.clang_getCursorSpelling(self._cursor)
+                )
+            except UnicodeDecodeError:
+                self._spelling = ""
+            return self._spelling
 
     @property
     def type_spelling(self) -> str:
-        return _text(lambda: self._cursor.type.spelling)
+        try:
+            return self._type_spelling
+        except AttributeError:
+            lib = cindex.conf.lib
+            self._type_spelling: str = _text(
+                lambda: cindex._CXString.from_result(lib.clang_getTypeSpelling(lib.clang_getCursorType(self._cursor)))
+            )
+            return self._type_spelling
 
     def _load_location(self) -> tuple[str, int, int]:
-        if self._location is None:
-            self._location = expansion_location(self._cursor)
-        return self._location
+        try:
+            return self._location
+        except AttributeError:
+            self._location: tuple[str, int, int] = expansion_location(self._cursor)
+            return self._location
 
     @property
     def path(self) -> str:
-        return self._load_location()[0]
+        if self._path is None:
+            self._path = self._load_location()[0]
+        return self._path
 
     @property
     def line(self) -> int:
@@ -93,10 +140,11 @@ class Node:
         return self._load_location()[2]
 
     def _load_end(self) -> tuple[int, int]:
-        if self._end is None:
-            end = self._cursor.extent.end
-            self._end = (end.line, end.column)
-        return self._end
+        try:
+            return self._end
+        except AttributeError:
+            self._end: tuple[int, int] = _extent_end(self._cursor)
+            return self._end
 
     @property
     def end_line(self) -> int:
@@ -107,10 +155,11 @@ class Node:
         return self._load_end()[1]
 
     def _load_offsets(self) -> tuple[int, int]:
-        if self._offsets is None:
-            extent = self._cursor.extent
-            self._offsets = (extent.start.offset, extent.end.offset)
-        return self._offsets
+        try:
+            return self._offsets
+        except AttributeError:
+            self._offsets: tuple[int, int] = _extent_offsets(self._cursor)
+            return self._offsets
 
     @property
     def start_offset(self) -> int:
@@ -124,20 +173,42 @@ class Node:
         return Span(self.path, self.line, self.column, self.end_line, self.end_column)
 
     def children(self) -> list[Node]:
-        return [Node(child) for child in self._cursor.get_children()]
+        if self._children is None:
+            self._children = _children_of(self._cursor)
+        return self._children
 
     def walk(self) -> Iterator[Node]:
         """This node and all below it, depth first, in source order."""
-        stack = [self]
+        return iter(self.descendants(include_self=True))
+
+    def descendants(self, include_self: bool = False) -> list[Node]:
+        """The nodes below this one (and it, first, if asked), depth first, in source order, as one list: cheaper
+        than a generator for the whole-body scans rules do."""
+        found: list[Node] = [self] if include_self else []
+        stack = list(reversed(self.children()))
+        pop, push, append = stack.pop, stack.extend, found.append
         while stack:
-            node = stack.pop()
-            yield node
-            stack.extend(reversed(node.children()))
+            node = pop()
+            append(node)
+            children = node._children
+            if children is None:
+                children = node.children()
+            if children:
+                push(reversed(children))
+        return found
 
     @property
     def referenced(self) -> Node | None:
-        target = self._cursor.referenced
-        return Node(target) if target is not None and not target.kind.is_invalid() else None
+        try:
+            kept = self._referenced
+        except AttributeError:
+            cursor = cindex.conf.lib.clang_getCursorReferenced(self._cursor)
+            target = _node_for(cursor, getattr(self._cursor, "_tu", None))
+            # Weakly: a node's target may be its own ancestor (a recursive call, a self-referential struct), and the
+            # tree must stay free of cycles so that a finished run frees it without the cyclic collector.
+            self._referenced: Callable[[], Node | None] = weakref.ref(target) if target is not None else _none
+            return target
+        return kept()
 
     @property
     def type_declaration(self) -> Node | None:
@@ -145,8 +216,7 @@ class Node:
         clang_type = self._cursor.type.get_canonical()
         while clang_type.kind == cindex.TypeKind.POINTER:
             clang_type = clang_type.get_pointee().get_canonical()
-        declaration = clang_type.get_declaration()
-        return None if declaration.kind.is_invalid() else Node(declaration)
+        return _node_for(cindex.conf.lib.clang_getTypeDeclaration(clang_type), getattr(self._cursor, "_tu", None))
 
     @property
     def is_definition(self) -> bool:
@@ -167,11 +237,16 @@ class Node:
         if self.kind not in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR"):
             return ""
         try:
+            return self._operator
+        except AttributeError:
+            pass
+        try:
             # The raw enum value and a table: the enum wrapper costs more than the call on hot paths.
             spelling = _binary_spelling_by_value().get(cindex.conf.lib.clang_getCursorBinaryOperatorKind(self._cursor))
         except (AttributeError, ValueError):
             spelling = None
-        return spelling if spelling is not None else self._operator_from_tokens()
+        self._operator: str = spelling if spelling is not None else self._operator_from_tokens()
+        return self._operator
 
     def _operator_from_tokens(self) -> str:
         children = self.children()
@@ -212,9 +287,12 @@ class Node:
     def type_kind(self) -> str:
         """The TypeKind name of the canonical type ("INT", "FLOAT", "POINTER", "RECORD" ...)."""
         try:
-            return self._cursor.type.get_canonical().kind.name
-        except ValueError:
-            return "UNEXPOSED"
+            return self._type_kind
+        except AttributeError:
+            lib = cindex.conf.lib
+            kind_id = lib.clang_getCanonicalType(lib.clang_getCursorType(self._cursor))._kind_id
+            self._type_kind: str = _type_kind_name(kind_id)
+            return self._type_kind
 
     @property
     def is_floating_type(self) -> bool:
@@ -238,12 +316,78 @@ class Node:
     @property
     def is_macro_expansion(self) -> bool:
         """True when the node's first token comes from a macro expansion (spelling and expansion locations differ)."""
-        return _spelling_differs(self._cursor)
+        try:
+            return self._macro
+        except AttributeError:
+            self._macro: bool = _spelling_differs(self._cursor)
+            return self._macro
 
     @property
     def raw(self) -> cindex.Cursor:
         """Escape hatch for hexlint/c only."""
         return self._cursor
+
+
+_NO_BYTES = bytes(8)
+
+
+# CXCursor_FirstDecl..LastDecl and FirstExtraDecl..LastExtraDecl: what `referenced` leads to.
+DECLARATION_KINDS = frozenset([*range(1, 40), *range(600, 700)])
+
+
+def declaration_key(raw: bytes) -> bytes:
+    """A declaration cursor's bytes as clang_equalCursors compares them: kind and data, without xdata and without the
+    first-in-declaration-group flag (set when a walk reaches the declaration, never when a reference leads to it)."""
+    return raw[:4] + raw[8:16] + _NO_BYTES + raw[24:]
+
+
+class Declarations(dict):  # type: ignore[type-arg]
+    """The declaration nodes the index walk built for one TU, by declaration_key: a reference leads back to them."""
+
+
+# By id of the TU; weakly, as the index owns the map (a map kept on the TU object would close a cycle through the
+# cursors' references to their TU).
+_declarations: weakref.WeakValueDictionary[int, Declarations] = weakref.WeakValueDictionary()
+
+
+def declarations_of(translation_unit: object) -> Declarations:
+    """The TU's map, made empty on first use: whoever asks first (the index walk) must keep it."""
+    found = _declarations.get(id(translation_unit))
+    if found is None:
+        found = _declarations[id(translation_unit)] = Declarations()
+    return found
+
+
+def _none() -> None:
+    return None
+
+
+def _node_for(cursor: cindex.Cursor, translation_unit: object) -> Node | None:
+    """The node for a cursor libclang returned (a reference's target, a type's declaration): the index's own node
+    when the walk built one, so what was learnt about it is kept; None for the null and invalid cursors."""
+    kind_id = cursor._kind_id
+    if kind_id == 0 or 70 <= kind_id <= 73:  # CXCursor_FirstInvalid..LastInvalid (the null cursor is one)
+        return None
+    cursor._tu = translation_unit
+    if translation_unit is not None and kind_id in DECLARATION_KINDS:
+        known = _declarations.get(id(translation_unit))
+        node = known.get(declaration_key(bytes(cursor))) if known is not None else None
+        if node is not None:
+            return node
+    return Node(cursor, kind_name(kind_id))
+
+
+def _children_of(cursor: cindex.Cursor) -> list[Node]:
+    children: list[Node] = []
+    translation_unit = getattr(cursor, "_tu", None)
+
+    def visit(child: cindex.Cursor, _parent: cindex.Cursor, _data: object) -> int:
+        child._tu = translation_unit
+        children.append(Node(child, kind_name(child._kind_id)))
+        return 1  # CXChildVisit_Continue
+
+    cindex.conf.lib.clang_visitChildren(cursor, cindex.cursor_visit_callback(visit), [])
+    return children
 
 
 class _Location(ctypes.Structure):
@@ -376,12 +520,64 @@ def _spelling_place(location: cindex.SourceLocation) -> SpellingPlace:
 
 
 def _spelling_differs(cursor: cindex.Cursor) -> bool:
-    file_object = cindex.c_object_p()
-    line, column, offset = cindex.c_uint(), cindex.c_uint(), cindex.c_uint()
-    cindex.conf.lib.clang_getSpellingLocation(
-        cursor.extent.start, cindex.byref(file_object), cindex.byref(line), cindex.byref(column), cindex.byref(offset)
-    )
-    return offset.value != cursor.extent.start.offset
+    expansion_offset, spelling_offset = _offset_calls()
+    start = cindex.conf.lib.clang_getRangeStart(cindex.conf.lib.clang_getCursorExtent(cursor))
+    expanded, spelled = ctypes.c_uint(), ctypes.c_uint()
+    expansion_offset(start, None, None, None, ctypes.byref(expanded))
+    spelling_offset(start, None, None, None, ctypes.byref(spelled))
+    return spelled.value != expanded.value
+
+
+_offset_functions: tuple | None = None
+
+
+def _offset_calls() -> tuple:
+    """Private prototypes of the expansion and spelling location calls that take cindex's SourceLocation and NULL
+    out-parameters: cindex's own `offset` builds a File object and three more integers for every question."""
+    global _offset_functions
+    if _offset_functions is None:
+        lib = cindex.conf.lib
+        functions = []
+        for name in ("clang_getExpansionLocation", "clang_getSpellingLocation"):
+            function = lib._FuncPtr((name, lib))
+            function.argtypes = [cindex.SourceLocation, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+            function.argtypes += [ctypes.c_void_p]
+            function.restype = None
+            functions.append(function)
+        _offset_functions = tuple(functions)
+    return _offset_functions
+
+
+def _extent_offsets(cursor: cindex.Cursor) -> tuple[int, int]:
+    lib = cindex.conf.lib
+    expansion_offset = _offset_calls()[0]
+    extent = lib.clang_getCursorExtent(cursor)
+    start, end = ctypes.c_uint(), ctypes.c_uint()
+    expansion_offset(lib.clang_getRangeStart(extent), None, None, None, ctypes.byref(start))
+    expansion_offset(lib.clang_getRangeEnd(extent), None, None, None, ctypes.byref(end))
+    return (start.value, end.value)
+
+
+def _extent_end(cursor: cindex.Cursor) -> tuple[int, int]:
+    lib = cindex.conf.lib
+    line, column = ctypes.c_uint(), ctypes.c_uint()
+    end = lib.clang_getRangeEnd(lib.clang_getCursorExtent(cursor))
+    _offset_calls()[0](end, None, ctypes.byref(line), ctypes.byref(column), None)
+    return (line.value, column.value)
+
+
+_TYPE_KIND_NAMES: dict[int, str] = {}
+
+
+def _type_kind_name(kind_id: int) -> str:
+    name = _TYPE_KIND_NAMES.get(kind_id)
+    if name is None:
+        try:
+            name = cindex.TypeKind.from_id(kind_id).name
+        except ValueError:
+            name = "UNEXPOSED"
+        _TYPE_KIND_NAMES[kind_id] = name
+    return name
 
 
 _BINARY_SPELLING = {
