@@ -531,6 +531,10 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
 def _dispatch(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     if argv and argv[0] == "rule":
         return run_rule_command(argv[1:], stdout)
+    if argv and argv[0] == "splits":
+        from hexlint.splits.command import run as run_splits
+
+        return run_splits(argv[1:], _Parser, stdout)
     arguments = build_parser().parse_args(argv)
     if arguments.list_rules:
         stdout.write(format_rule_list(registry.all_rules()))
@@ -550,8 +554,11 @@ def _input_errors() -> tuple[type[Exception], ...]:
     """The errors that are the user's to fix (exit 2, one line). Evaluated only when an exception is matched, so the
     baseline module loads only for a run that may raise its error."""
     from hexlint.baseline import BaselineError
+    from hexlint.splits.command import NothingToAnalyse
+    from hexlint.splits.schedlog import LogError
+    from hexlint.splits.tree import TreeError
 
-    return (UsageError, ConfigError, DiscoveryError, BaselineError, InputError)
+    return (UsageError, ConfigError, DiscoveryError, BaselineError, InputError, LogError, NothingToAnalyse, TreeError)
 
 
 def _bytes_faithful(stream: TextIO) -> TextIO:
