@@ -210,8 +210,10 @@ def format_rule_doc(rule: Rule) -> str:
 
 def format_rule_list(rules: Sequence[Rule]) -> str:
     width = max((len(rule.name) for rule in rules), default=10)
+    kind_width = max((len(rule.kind) for rule in rules), default=6)
     lines = [
-        f"{rule.code}  {rule.name:<{width}}  {rule.kind:<6}  {rule.severity.value:<7}  {rule.summary}" for rule in rules
+        f"{rule.code}  {rule.name:<{width}}  {rule.kind:<{kind_width}}  {rule.severity.value:<7}  {rule.summary}"
+        for rule in rules
     ]
     return "\n".join(lines) + "\n"
 
@@ -535,6 +537,10 @@ def _dispatch(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         from hexlint.splits.command import run as run_splits
 
         return run_splits(argv[1:], _Parser, stdout)
+    if argv and argv[0] == "trace":
+        from hexlint.runtime.command import run as run_trace
+
+        return run_trace(argv[1:], _Parser, stdout, stderr)
     arguments = build_parser().parse_args(argv)
     if arguments.list_rules:
         stdout.write(format_rule_list(registry.all_rules()))
@@ -554,11 +560,22 @@ def _input_errors() -> tuple[type[Exception], ...]:
     """The errors that are the user's to fix (exit 2, one line). Evaluated only when an exception is matched, so the
     baseline module loads only for a run that may raise its error."""
     from hexlint.baseline import BaselineError
+    from hexlint.runtime.trace import TraceLogError
     from hexlint.splits.command import NothingToAnalyse
     from hexlint.splits.schedlog import LogError
     from hexlint.splits.tree import TreeError
 
-    return (UsageError, ConfigError, DiscoveryError, BaselineError, InputError, LogError, NothingToAnalyse, TreeError)
+    return (
+        UsageError,
+        ConfigError,
+        DiscoveryError,
+        BaselineError,
+        InputError,
+        LogError,
+        NothingToAnalyse,
+        TreeError,
+        TraceLogError,
+    )
 
 
 def _bytes_faithful(stream: TextIO) -> TextIO:
