@@ -116,7 +116,10 @@ def test_without_the_tree_the_log_decides_hard_or_movable() -> None:
         "hard", "hard", "hard", "hard", "free"
     ]  # fmt: skip
     # one softmax node the backend took elsewhere in the log: a kernel exists, so the others are movable
-    accepted = "ggml-hex: HTP0 supports-op SOFT_MAX|x x m -> y|32:7 x 32:7 -> 32:7|f32 x f32 -> f32|4:128 x 4:128 -> 4:128|NONE x NONE -> NONE|yes\n"
+    accepted = (
+        "ggml-hex: HTP0 supports-op SOFT_MAX|x x m -> y|32:7 x 32:7 -> 32:7|f32 x f32 -> f32|"
+        "4:128 x 4:128 -> 4:128|NONE x NONE -> NONE|yes\n"
+    )
     log = parse_log(accepted + (LOGS / "transformer-layer.log").read_text(), "x.log")
     kinds = [(kind, op) for kind, op, _ in boundaries(analyse([log], None, DEFAULT_NPU_PATTERN, None))]
     assert kinds == [("hard", "SET_ROWS"), ("movable", "SOFT_MAX"), ("hard", "SET_ROWS"), ("movable", "SOFT_MAX"),
@@ -228,7 +231,8 @@ def test_a_type_rejection_holds_and_a_passing_one_does_not(table) -> None:
 def test_op_params_and_strides_rejections(table) -> None:
     rope = table.predicates["ggml_hexagon_supported_rope"]
     strided = supports(
-        "ROPE|q x p -> r|64:4:7:1 x 7:1 -> 64:4:7:1|f32 x i32 -> f32|8:512:2048:14336! x 4:28 -> 4:256:1024:7168|NONE x NONE -> NONE|no"
+        "ROPE|q x p -> r|64:4:7:1 x 7:1 -> 64:4:7:1|f32 x i32 -> f32|8:512:2048:14336! x 4:28 -> 4:256:1024:7168|"
+        "NONE x NONE -> NONE|no"
     )
     verdict = judge(rope, strided)
     assert [r.text for r in verdict.rejected_by] == ["op->src[0]->nb[0] != sizeof(float)"]

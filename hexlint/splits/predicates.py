@@ -106,6 +106,11 @@ class _Evaluator:
                 return False if right is False else (True if left and right else None)
             return True if right is True else (False if left is False and right is False else None)
         left, right = self.value(expression.left), self.value(expression.right)
+        if operator in ("==", "!=") and (isinstance(left, TensorFacts) or isinstance(right, TensorFacts)):
+            tensor, other = (left, right) if isinstance(left, TensorFacts) else (right, left)
+            if other != 0 or isinstance(other, bool) or not isinstance(tensor, TensorFacts):
+                return None
+            return tensor.present == (operator == "!=")  # `mask != NULL`
         if left is None or right is None or isinstance(left, TensorFacts) or isinstance(right, TensorFacts):
             return None
         if operator in ("==", "!="):

@@ -60,8 +60,11 @@ def render_svg(report: SplitsReport) -> str:
                 f'fill="{colour}"><title>{escape(boundary.kind)} {escape(boundary.op)} {escape(boundary.tensor)}: '
                 f"{escape(boundary.reason)}</title></rect>"
             )
+            anchor = "end" if x > WIDTH - 120 else "start"  # a label at the right edge ends at its marker
+            label_x = x + MARKER if anchor == "end" else x
             parts.append(
-                f'<text x="{x:.1f}" y="{top + 100}" font-size="10" fill="{colour}">{escape(boundary.op)}</text>'
+                f'<text x="{label_x:.1f}" y="{top + 100}" font-size="10" fill="{colour}" '
+                f'text-anchor="{anchor}">{escape(boundary.op)}</text>'
             )
         parts.append("</g>")
     parts.append("</svg>")
