@@ -289,3 +289,33 @@ def test_bad_input_is_one_line_and_exit_2(arguments: list[str], message: str) ->
     arguments = [str(LOGS / "transformer-layer.log") if item == "LOG" else item for item in arguments]
     run = run_hexlint("splits", *arguments)
     assert run.status == 2 and message in run.stderr and run.stderr.count("\n") == 1
+
+
+def test_a_null_test_of_an_operand_is_its_presence(tmp_path: Path) -> None:
+    host = """
+        #include <stddef.h>
+        enum ggml_type { GGML_TYPE_F32 = 0, GGML_TYPE_F16 = 1 };
+        struct ggml_tensor { enum ggml_type type; struct ggml_tensor * src[4]; };
+        static bool ggml_hexagon_supported_scale(const struct ggml_tensor * op) {
+            const struct ggml_tensor * bias = op->src[1];
+            if (bias != NULL && bias->type != GGML_TYPE_F32) {
+                return false;
+            }
+            if (bias == NULL && op->src[0]->type != GGML_TYPE_F32) {
+                return false;
+            }
+            return true;
+        }
+    """
+    table = model_of(project_of(tmp_path, {"host.cpp": host})).op_table()
+    predicate = table.predicates["ggml_hexagon_supported_scale"]
+    with_f16_bias = supports(
+        "SCALE|x x b -> y|4:4 x 4:4 -> 4:4|f32 x f16 -> f32|4:16 x 2:8 -> 4:16|NONE x NONE -> NONE|no"
+    )
+    assert [r.text for r in judge(predicate, with_f16_bias).rejected_by] == [
+        "bias != NULL && bias->type != GGML_TYPE_F32"
+    ]
+    no_bias = supports("SCALE|x -> y|4:4 -> 4:4|f16 -> f32|2:8 -> 4:16|NONE -> NONE|no")
+    assert [r.text for r in judge(predicate, no_bias).rejected_by] == [
+        "bias == NULL && op->src[0]->type != GGML_TYPE_F32"
+    ]
