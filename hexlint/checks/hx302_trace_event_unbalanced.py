@@ -14,11 +14,12 @@ CODE = "HX302"
 
 
 def check(trace: RuntimeTrace, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
+    exempt = frozenset(str(event) for event in options.get("exempt_events", ()))
     for batch in trace.batches:
         saturated = batch.saturated_threads()
         for op in batch.ops:
             for imbalance in imbalances(op):
-                if imbalance.thread in saturated:
+                if imbalance.thread in saturated or imbalance.event in exempt:
                     continue
                 if imbalance.kind == "open":
                     message = (

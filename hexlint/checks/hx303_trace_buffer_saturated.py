@@ -13,8 +13,11 @@ CODE = "HX303"
 
 
 def check(trace: RuntimeTrace, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
+    least = int(options.get("min_lost", 1))
     for batch in trace.batches:
         for thread, (recorded, printed) in sorted(batch.saturated_threads().items()):
+            if recorded - printed < least:
+                continue
             message = (
                 f"Thread {thread} recorded {recorded} trace events in this batch but its buffer kept {printed}; "
                 "raise GGML_HEXAGON_OPTRACE (events per thread) or trace fewer ops per batch"
