@@ -54,9 +54,11 @@ def render_text(report: SplitsReport, verbose: bool = False) -> str:
     totals = {kind: sum(graph.count(kind) for graph in report.graphs) for kind in ("hard", "movable", "free")}
     segments = sum(len(graph.segments) for graph in report.graphs)
     floor = sum(graph.floor for graph in report.graphs)
+    splits = sum(graph.splits for graph in report.graphs)
     lines.append("")
     lines.append(
-        f"{_plural(len(report.graphs), 'graph')}: {_plural(segments, 'NPU segment')} today, floor {floor}; "
+        f"{_plural(len(report.graphs), 'graph')}: {_plural(splits, 'split')} and {_plural(segments, 'NPU segment')} "
+        f"today, floor {floor}; "
         f"boundaries {totals['hard']} hard, {totals['movable']} movable, {totals['free']} free"
         + (
             f" (static op table from {report.tree})"
