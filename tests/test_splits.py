@@ -101,6 +101,8 @@ def test_with_the_tree_each_boundary_has_its_class_and_predicate(table) -> None:
     ]
     (graph,) = report.graphs
     assert (len(graph.segments), graph.floor, graph.splits) == (5, 3, 11)
+    # The CPU reads the NPU's host buffers in place: its split lists no inputs, yet SET_ROWS is not free.
+    assert read_log(str(LOGS / "transformer-layer.log")).graphs[0].splits[2].n_inputs == 0
     softmax = graph.boundaries[1]
     assert softmax.predicate == "ggml_hexagon_supported_softmax"
     assert softmax.rejections == ("src1 && src1->type != GGML_TYPE_F32",) and softmax.tests == ("types",)
@@ -319,3 +321,18 @@ def test_a_null_test_of_an_operand_is_its_presence(tmp_path: Path) -> None:
     assert [r.text for r in judge(predicate, no_bias).rejected_by] == [
         "bias == NULL && op->src[0]->type != GGML_TYPE_F32"
     ]
+
+
+def test_an_op_name_cut_to_ten_characters_is_the_supports_op_lines_whole_name(table) -> None:
+    gen = generator()
+    leaf = gen.graph_input("q", (64, 7, 4, 1))
+    a = gen.Tensor("q_scaled-0", "SCALE", (64, 7, 4, 1), "f32", [leaf], backend="HTP0", supported=True)
+    b = gen.Tensor("fattn-0", "FLASH_ATTN_EXT", (64, 4, 7, 1), "f32", [a, leaf], backend="CPU", supported=False)
+    text = gen.graph_log([a, b])
+    assert "(FLASH_ATTN):" in text
+    report = analyse([parse_log(text, "fa.log")], table, DEFAULT_NPU_PATTERN, None)
+    (boundary,) = report.graphs[0].boundaries
+    assert (boundary.op, boundary.kind) == ("FLASH_ATTN_EXT", "hard")
+    unlogged = "".join(line + "\n" for line in text.splitlines() if "supports-op" not in line)
+    (boundary,) = analyse([parse_log(unlogged, "fa.log")], table, DEFAULT_NPU_PATTERN, None).graphs[0].boundaries
+    assert boundary.op == "FLASH_ATTN"  # no line to read the whole name from, and no op of the tree starts so

@@ -26,7 +26,7 @@ from hexlint.splits.schedlog import DumpNode, GraphDump, SchedLog
 DEFAULT_NPU_PATTERN = r"^HTP\d*$"
 CLASSES = ("hard", "movable", "free", "unknown")
 _COPY = re.compile(r"^[^#]+#(?P<name>.+)#\d+$")  # the scheduler's copy of a split input: BACKEND#name#copy
-_LAYER = re.compile(r"(?:-|_l)(\d+)$")  # llama.cpp's tensor names end in -IL (the KV cache: cache_k_lIL)
+_LAYER = re.compile(r"(?:-|_l)(\d+)(?: \(|$)")  # llama.cpp's tensor names end in -IL (the KV cache: cache_k_lIL)
 
 
 @dataclass(frozen=True)
@@ -146,6 +146,7 @@ def _graph(
 
     report = GraphReport(graph.path, graph.number, graph.line, len(graph.splits), 0, 0)
     produced = {node.name for node in graph.nodes}
+    npu_names = [node.name for node in graph.nodes if npu.search(backend_of(node.backend))]
     split_at = {split.first_node: split for split in graph.splits}
     run: list[DumpNode] = []
     run_backend = ""
@@ -178,6 +179,7 @@ def _graph(
                 table,
                 accepted,
                 produced,
+                npu_names,
             )
         )
         run = []
@@ -224,8 +226,21 @@ def _record_for(node: DumpNode, records: list[SupportsOp], session: str) -> Supp
     return candidates[-1] if candidates else None
 
 
+def _from_npu(source, npu_names: list[str]) -> bool:
+    """Whether a source is (a view or a copy of) a tensor an NPU node of the graph produced. The CPU reads the NPU's
+    host-visible buffers in place, so a CPU split after an NPU segment often lists no inputs at all."""
+    base = _source_name(source.name).split(" (")[0]
+    for name in npu_names:
+        produced = name.split(" (")[0]
+        if base == produced or (
+            max(len(base), len(name)) >= 20 and (base.startswith(produced) or produced.startswith(base))
+        ):
+            return True
+    return False
+
+
 def _layer(name: str) -> int | None:
-    match = _LAYER.search(name.removesuffix(" (view)"))
+    match = _LAYER.search(name)
     return int(match.group(1)) if match else None
 
 
@@ -240,6 +255,7 @@ def _boundary(
     table: OpTable | None,
     accepted: set[str],
     produced: set[str],
+    npu_names: list[str],
 ) -> Boundary:
     op = record.op if record is not None else (table.resolve(node.op) if table is not None else node.op)
     base = {
@@ -254,8 +270,9 @@ def _boundary(
         "layer": _layer(node.name),
         "supports_line": record.line if record is not None else None,
     }
-    if split is not None and split.n_inputs == 0:
-        return Boundary(kind="free", reason="the split after the segment has no inputs: nothing leaves the NPU", **base)
+    if split is not None and split.n_inputs == 0 and not any(_from_npu(source, npu_names) for source in node.sources):
+        reason = "a split with no inputs that reads nothing the NPU produced (independent work placed elsewhere)"
+        return Boundary(kind="free", reason=reason, **base)
     if op in VIEW_OPS:
         return Boundary(kind="free", reason="a view op", **base)
     if record is not None and record.supported:

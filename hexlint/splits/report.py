@@ -55,11 +55,13 @@ def render_text(report: SplitsReport, verbose: bool = False) -> str:
     segments = sum(len(graph.segments) for graph in report.graphs)
     floor = sum(graph.floor for graph in report.graphs)
     splits = sum(graph.splits for graph in report.graphs)
+    unknown = sum(graph.count("unknown") for graph in report.graphs)
     lines.append("")
     lines.append(
         f"{_plural(len(report.graphs), 'graph')}: {_plural(splits, 'split')} and {_plural(segments, 'NPU segment')} "
         f"today, floor {floor}; "
         f"boundaries {totals['hard']} hard, {totals['movable']} movable, {totals['free']} free"
+        + (f", {unknown} unknown (the floor counts hard ones only)" if unknown else "")
         + (
             f" (static op table from {report.tree})"
             if report.tree
