@@ -516,6 +516,8 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         return run_add_suppressions(result, lambda: lint(paths, config, settings), arguments, stderr)
     _write_output(render_report(result, arguments), arguments, stdout)
     if not arguments.quiet:
+        if result.rules and all(rule.kind == "runtime" for rule in result.rules):
+            stderr.write("hexlint: note: the selected rules check device logs: run them with `hexlint trace LOG...`\n")
         for note in result.notes:
             stderr.write(f"hexlint: note: {note}\n")
         notes = []

@@ -109,3 +109,9 @@ def test_a_log_prefix_and_another_threads_text_before_a_line_are_read() -> None:
     )
     trace = parse_trace(text, "t.log")
     assert trace.profile_ops == 1 and [len(op.events) for op in trace.batches[0].ops] == [1]
+
+
+def test_a_lint_run_with_only_runtime_rules_says_where_they_run() -> None:
+    run = run_hexlint("--select", "HX3", str(LOGS / "tree"))
+    assert run.status == 0 and "run them with `hexlint trace LOG...`" in run.stderr
+    assert "hexlint trace" not in run_hexlint("--select", "HX1", str(LOGS / "tree")).stderr
