@@ -562,10 +562,7 @@ def _input_errors() -> tuple[type[Exception], ...]:
     """The errors that are the user's to fix (exit 2, one line). Evaluated only when an exception is matched, so the
     baseline module loads only for a run that may raise its error."""
     from hexlint.baseline import BaselineError
-    from hexlint.runtime.trace import TraceLogError
-    from hexlint.splits.command import NothingToAnalyse
-    from hexlint.splits.schedlog import LogError
-    from hexlint.splits.tree import TreeError
+    from hexlint.runtime.logfile import LogError
 
     return (
         UsageError,
@@ -574,9 +571,6 @@ def _input_errors() -> tuple[type[Exception], ...]:
         BaselineError,
         InputError,
         LogError,
-        NothingToAnalyse,
-        TreeError,
-        TraceLogError,
     )
 
 

@@ -10,10 +10,14 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from hexlint.backend import dispatch
-from hexlint.c.index import Project, UnitIndex, memoized
-from hexlint.c.node import Node
 from hexlint.core import Span
+
+# typing.TYPE_CHECKING without importing typing: `hexlint splits` without --tree reads these records and never loads
+# the C front end (libclang), which the functions below import when they run.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hexlint.c.index import Project, UnitIndex
+    from hexlint.c.node import Node
 
 # ggml_unary_op / ggml_glu_op names (ggml_op_desc of a UNARY / GLU node), used when the tree declares no such enum.
 DEFAULT_UNARY_OPS = (
@@ -29,7 +33,7 @@ _LABEL = re.compile(r"^GGML_(UNARY_OP|GLU_OP|OP)_(\w+)$")
 class OpTableSettings:
     supports_op_pattern: str = r"supports_op$"
     predicate_pattern: str = r"supported_"
-    htp_op_pattern: str = dispatch.DEFAULT_OP_PATTERN
+    htp_op_pattern: str = r"^HTP_OP_\w+$"  # dispatch.DEFAULT_OP_PATTERN
 
 
 # ------------------------------------------------------------------ expressions of a predicate's conditions
@@ -147,10 +151,14 @@ class OpTable:
 
 
 def op_table(project: Project, settings: OpTableSettings) -> OpTable:
+    from hexlint.c.index import memoized
+
     return memoized(project.memo, ("ops.op_table", settings), lambda: _op_table(project, settings))
 
 
 def _op_table(project: Project, settings: OpTableSettings) -> OpTable:
+    from hexlint.backend import dispatch
+
     supports_pattern = re.compile(settings.supports_op_pattern)
     predicate_pattern = re.compile(settings.predicate_pattern)
     htp_pattern = re.compile(settings.htp_op_pattern)
@@ -211,6 +219,8 @@ def _op_table(project: Project, settings: OpTableSettings) -> OpTable:
 
 
 def _kernel_dispatch(project: Project, pattern: re.Pattern[str]) -> dict[str, frozenset[str]]:
+    from hexlint.backend import dispatch
+
     return dispatch.kernel_dispatch(project, pattern, frozenset(dispatch.DEFAULT_IGNORED_OPS))
 
 
@@ -229,6 +239,8 @@ def _enum_names(project: Project) -> tuple[set[str], set[str]]:
 
 def _host_mapping(project: Project, htp_pattern: re.Pattern[str]) -> dict[str, set[str]]:
     """GGML op desc -> the HTP ops a host switch returns for it (`case GGML_OP_CONT: return HTP_OP_CPY;`)."""
+    from hexlint.backend import dispatch
+
     mapping: dict[str, set[str]] = {}
     for unit in project.host_units():
         for switch in unit.nodes("SWITCH_STMT"):

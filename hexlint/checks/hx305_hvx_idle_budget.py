@@ -8,7 +8,7 @@ from typing import Any
 
 from hexlint.checks._runtime_helpers import finding_at, op_label, percent_option
 from hexlint.core import Diagnostic
-from hexlint.runtime.trace import HMX_THREAD, RuntimeTrace, active_threads, busy_cycles
+from hexlint.runtime.trace import HMX_THREAD, RuntimeTrace, busy_shares
 
 CODE = "HX305"
 
@@ -19,17 +19,13 @@ def check(trace: RuntimeTrace, options: Mapping[str, Any]) -> Iterator[Diagnosti
         return
     for batch in trace.batches:
         for op in batch.ops:
-            cycles = op.record.cycles
-            if cycles <= 0:
-                continue
-            for thread in active_threads(op):
-                if thread == HMX_THREAD:
-                    continue
-                idle = 100.0 * (cycles - busy_cycles(op, thread, dma=False)) / cycles
-                if idle <= budget:
+            for thread, busy in busy_shares(op, dma=False):
+                idle = 100.0 - busy
+                if thread == HMX_THREAD or idle <= budget:
                     continue
                 message = (
                     f"HVX thread {thread} is idle for {idle:.1f}% of {op_label(op)} (budget {budget:g}%); balance "
                     "the chunks over the threads or overlap the waits with compute"
                 )
-                yield finding_at(CODE, op.record.path, op.record.line, message, f"{op.name} {op.tensor} {thread} idle")
+                fingerprint = f"{op.name} {op.tensor} {thread} idle"
+                yield finding_at(CODE, op.record.path, op.record.line, message, fingerprint)

@@ -8,7 +8,7 @@ from typing import Any
 
 from hexlint.checks._runtime_helpers import finding_at, op_label, percent_option
 from hexlint.core import Diagnostic
-from hexlint.runtime.trace import RuntimeTrace, active_threads, busy_cycles
+from hexlint.runtime.trace import RuntimeTrace, busy_shares
 
 CODE = "HX306"
 
@@ -19,11 +19,7 @@ def check(trace: RuntimeTrace, options: Mapping[str, Any]) -> Iterator[Diagnosti
         return
     for batch in trace.batches:
         for op in batch.ops:
-            cycles = op.record.cycles
-            if cycles <= 0:
-                continue
-            for thread in active_threads(op):
-                share = 100.0 * busy_cycles(op, thread, dma=True) / cycles
+            for thread, share in busy_shares(op, dma=True):
                 if share <= budget:
                     continue
                 message = (

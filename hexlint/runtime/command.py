@@ -16,7 +16,8 @@ from types import MappingProxyType
 
 from hexlint import registry
 from hexlint.core import Diagnostic, Related, Rule
-from hexlint.runtime.trace import RuntimeTrace, TraceLogError, read_trace
+from hexlint.runtime.logfile import LogError, read_all, write_report
+from hexlint.runtime.trace import RuntimeTrace, read_trace
 
 # typing.TYPE_CHECKING without importing typing at start-up.
 TYPE_CHECKING = False
@@ -89,15 +90,11 @@ def run(arguments: Sequence[str], parser_class: type[argparse.ArgumentParser], s
     for option, selectors in (("--select", select), ("--ignore", ignore)):
         unknown = unknown_selectors(selectors)
         if unknown:
-            raise TraceLogError(f"{option}: unknown rule `{unknown[0]}` (see hexlint --list-rules)")
+            raise LogError(f"{option}: unknown rule `{unknown[0]}` (see hexlint --list-rules)")
     rules = runtime_rules(select, ignore)
-    traces = []
-    for path in options_given.logs:
-        if os.path.isdir(path):
-            raise TraceLogError(f"{path}: is a directory (give the log files)")
-        traces.append(read_trace(path))
+    traces = read_all(options_given.logs, read_trace)
     if not any(trace.profile_ops for trace in traces):
-        raise TraceLogError(
+        raise LogError(
             f"{', '.join(options_given.logs)}: no profile-op lines: run llama.cpp with GGML_HEXAGON_PROFILE=3 "
             "(op traces) or 1 (op profiles)"
         )
@@ -114,14 +111,7 @@ def run(arguments: Sequence[str], parser_class: type[argparse.ArgumentParser], s
 
         diagnostics = explain(diagnostics, traces, load_model(options_given.tree))
     text = _render(diagnostics, rules, options_given)
-    if options_given.output:
-        try:
-            with open(options_given.output, "w", encoding="utf-8") as handle:
-                handle.write(text)
-        except OSError as error:
-            raise TraceLogError(f"--output: {options_given.output}: {error.strerror or error}") from None
-    else:
-        stdout.write(text)
+    write_report(text, options_given.output, stdout)
     if not options_given.quiet:
         stderr.write(summary_line(diagnostics, len(traces)) + "\n")
     return 1 if diagnostics and not options_given.exit_zero else 0

@@ -14,13 +14,10 @@ import bisect
 from dataclasses import dataclass, field
 
 from hexlint.runtime.hexlog import ProfileBatch, ProfileOp, TraceEvent, parse_line, split_marker
+from hexlint.runtime.logfile import read_text
 
 HMX_THREAD = 10
 DMA_EVENTS = ("DMA",)
-
-
-class TraceLogError(Exception):
-    """A log that cannot be read (the message names the file)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,12 +100,7 @@ class _Unwrapper:
 
 
 def read_trace(path: str) -> RuntimeTrace:
-    try:
-        with open(path, "rb") as handle:
-            text = handle.read().decode("utf-8", "replace")
-    except OSError as error:
-        raise TraceLogError(f"{path}: cannot read: {error.strerror or error}") from None
-    return parse_trace(text, path)
+    return parse_trace(read_text(path), path)
 
 
 def parse_trace(text: str, path: str) -> RuntimeTrace:
@@ -209,3 +201,10 @@ def busy_cycles(op: TracedOp, thread: int, dma: bool) -> int:
 
 def active_threads(op: TracedOp) -> list[int]:
     return sorted({event.record.thread for event in op.events})
+
+
+def busy_shares(op: TracedOp, dma: bool) -> list[tuple[int, float]]:
+    """(thread, percent of the op's cycles with a compute or DMA event open) for each thread with events in it."""
+    if op.record.cycles <= 0:
+        return []
+    return [(thread, 100.0 * busy_cycles(op, thread, dma) / op.record.cycles) for thread in active_threads(op)]

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 import re
 from collections.abc import Sequence
 
+from hexlint.runtime.logfile import LogError, read_all, write_report
 from hexlint.splits.analysis import DEFAULT_NPU_PATTERN, analyse
-from hexlint.splits.schedlog import LogError, read_log
+from hexlint.splits.schedlog import read_log
 
 # typing.TYPE_CHECKING without importing typing at start-up.
 TYPE_CHECKING = False
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from typing import TextIO
 
 
-class NothingToAnalyse(Exception):
+class NothingToAnalyse(LogError):
     """No log holds a scheduler dump (exit 2)."""
 
 
@@ -52,11 +52,7 @@ def run(arguments: Sequence[str], parser_class: type[argparse.ArgumentParser], s
         re.compile(options.npu)
     except re.error as error:
         raise LogError(f"--npu: {options.npu}: not a regular expression ({error})") from None
-    logs = []
-    for path in options.logs:
-        if os.path.isdir(path):
-            raise LogError(f"{path}: is a directory (give the log files)")
-        logs.append(read_log(path))
+    logs = read_all(options.logs, read_log)
     if not any(log.graphs for log in logs):
         raise NothingToAnalyse(
             f"{', '.join(options.logs)}: no scheduler dump (`## SPLIT #` / `node #` lines): run llama.cpp with "
@@ -74,12 +70,5 @@ def run(arguments: Sequence[str], parser_class: type[argparse.ArgumentParser], s
         text = render_svg(report)
     else:
         text = render_text(report, options.verbose)
-    if options.output:
-        try:
-            with open(options.output, "w", encoding="utf-8") as handle:
-                handle.write(text)
-        except OSError as error:
-            raise LogError(f"--output: {options.output}: {error.strerror or error}") from None
-    else:
-        stdout.write(text)
+    write_report(text, options.output, stdout)
     return 0

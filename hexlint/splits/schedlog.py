@@ -20,6 +20,9 @@ import re
 from dataclasses import dataclass, field
 
 from hexlint.runtime.hexlog import HexRecord, parse_line, split_marker
+from hexlint.runtime.logfile import LogError, read_text
+
+__all__ = ["LogError", "SchedLog", "parse_log", "read_log"]
 
 _SPLIT = re.compile(r"## SPLIT #(?P<number>\d+): (?P<backend>.*?) # (?P<inputs>\d+) inputs(?P<rest>.*)$")
 _SPLIT_HEAD = re.compile(r"## SPLIT #\d+: .*? # \d+ inputs")
@@ -30,10 +33,6 @@ _NODE = re.compile(
 )
 _SOURCE = re.compile(r" (?P<name>.{20}) \((?P<size>.{5})\) \[(?P<backend>.{5}) (?P<cause>.{8})\]")
 _RECORD_START = re.compile(r"## SPLIT #\d|node #\s*\d")
-
-
-class LogError(Exception):
-    """A log that cannot be read at all (the message names the file)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,12 +97,7 @@ class SchedLog:
 
 
 def read_log(path: str) -> SchedLog:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as error:
-        raise LogError(f"{path}: cannot read: {error.strerror or error}") from None
-    return parse_log(data.decode("utf-8", "replace"), path)
+    return parse_log(read_text(path), path)
 
 
 def parse_log(text: str, path: str) -> SchedLog:

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import os
 
-from hexlint.backend.model import BackendModel, model_of
+from hexlint.runtime.logfile import LogError
+
+# typing.TYPE_CHECKING without importing typing at start-up.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hexlint.backend.model import BackendModel
 
 
-class TreeError(Exception):
+class TreeError(LogError):
     """A --tree that cannot be read (the message names it)."""
 
 
 def load_model(tree: str, jobs: int = 0) -> BackendModel:
+    from hexlint.backend.model import model_of
     from hexlint.c.index import build_project
     from hexlint.c.parse import InputError, ParseSettings, classify, on_deep_stacks, parse_unit
     from hexlint.discover import DiscoveryError, discover
