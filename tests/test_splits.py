@@ -336,3 +336,21 @@ def test_an_op_name_cut_to_ten_characters_is_the_supports_op_lines_whole_name(ta
     unlogged = "".join(line + "\n" for line in text.splitlines() if "supports-op" not in line)
     (boundary,) = analyse([parse_log(unlogged, "fa.log")], table, DEFAULT_NPU_PATTERN, None).graphs[0].boundaries
     assert boundary.op == "FLASH_ATTN"  # no line to read the whole name from, and no op of the tree starts so
+
+
+def test_per_layer_counts_and_floor() -> None:
+    run = run_hexlint("splits", "--tree", str(TREE), str(LOGS / "transformer-layer.log"))
+    assert "per layer: 0: 1 hard, 1 movable (floor 2); 1: 1 hard, 1 movable (floor 2)" in run.stdout
+
+
+def test_a_record_that_does_not_parse_is_named_and_left_out(tmp_path: Path) -> None:
+    text = (LOGS / "transformer-layer.log").read_text()
+    broken = text.replace(
+        "node #  3 (   MUL_MAT):               Qcur-0 (   7K) [ HTP0", "node #  3 (   MUL_MAT): Qcur", 1
+    )
+    log = tmp_path / "broken.log"
+    log.write_bytes(broken.encode() + b"\xff\xfe not UTF-8\n")
+    parsed = read_log(str(log))
+    assert len(parsed.unreadable) == 1 and len(parsed.graphs[0].nodes) == 47
+    run = run_hexlint("splits", str(log))
+    assert run.status == 0 and f"{log}:{parsed.unreadable[0]}: warning: a dump record that does not parse" in run.stdout

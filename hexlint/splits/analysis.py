@@ -78,6 +78,15 @@ class GraphReport:
     def count(self, kind: str) -> int:
         return sum(1 for boundary in self.boundaries if boundary.kind == kind)
 
+    def layers(self) -> dict[int, dict[str, int]]:
+        """Boundaries per layer (llama.cpp's `-IL` name suffix) and class."""
+        found: dict[int, dict[str, int]] = {}
+        for boundary in self.boundaries:
+            if boundary.layer is not None:
+                counts = found.setdefault(boundary.layer, {})
+                counts[boundary.kind] = counts.get(boundary.kind, 0) + 1
+        return dict(sorted(found.items()))
+
     @property
     def floor(self) -> int:
         """The fewest NPU segments left once every movable boundary is fixed: hard + 1."""

@@ -43,6 +43,15 @@ def render_text(report: SplitsReport, verbose: bool = False) -> str:
                     lines.append(f"         also: {text}")
                 if boundary.supports_line is not None:
                     lines.append(f"         supports-op line {boundary.supports_line}")
+        layers = graph.layers()
+        if len(layers) > 1:
+            per_layer = "; ".join(
+                f"{layer}: "
+                + ", ".join(f"{count} {kind}" for kind, count in counts.items())
+                + f" (floor {counts.get('hard', 0) + 1})"
+                for layer, counts in layers.items()
+            )
+            lines.append(f"  per layer: {per_layer}")
         for note in graph.notes:
             lines.append(f"  note: {note}")
     if report.ops:
@@ -81,6 +90,7 @@ def render_json(report: SplitsReport) -> str:
     data = asdict(report)
     for graph, source in zip(data["graphs"], report.graphs, strict=True):
         graph["floor"] = source.floor
+        graph["layers"] = {str(layer): counts for layer, counts in source.layers().items()}
         graph["hard"], graph["movable"], graph["free"] = (source.count(kind) for kind in ("hard", "movable", "free"))
     data["unreadable"] = [{"path": path, "line": line} for path, line in report.unreadable]
     return json.dumps(data, indent=2) + "\n"
