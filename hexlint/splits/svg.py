@@ -63,7 +63,7 @@ def render_svg(report: SplitsReport) -> str:
             anchor = "end" if x > WIDTH - 120 else "start"  # a label at the right edge ends at its marker
             label_x = x + MARKER if anchor == "end" else x
             parts.append(
-                f'<text x="{label_x:.1f}" y="{top + 100}" font-size="10" fill="{colour}" '
+                f'<text x="{label_x:.1f}" y="{top + 98 + 11 * (boundary.number % 2)}" font-size="10" fill="{colour}" '
                 f'text-anchor="{anchor}">{escape(boundary.op)}</text>'
             )
         parts.append("</g>")
