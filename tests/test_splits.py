@@ -354,3 +354,16 @@ def test_a_record_that_does_not_parse_is_named_and_left_out(tmp_path: Path) -> N
     assert len(parsed.unreadable) == 1 and len(parsed.graphs[0].nodes) == 47
     run = run_hexlint("splits", str(log))
     assert run.status == 0 and f"{log}:{parsed.unreadable[0]}: warning: a dump record that does not parse" in run.stdout
+
+
+def test_the_op_table_alone() -> None:
+    run = run_hexlint("splits", "--tree", str(TREE), "--op-table")
+    assert run.status == 0
+    assert "  SOFT_MAX         HTP kernel (HTP_OP_SOFTMAX) if ggml_hexagon_supported_softmax accepts" in run.stdout
+    assert "SET_ROWS" not in run.stdout.split("Ops with no case")[0]
+    data = json.loads(run_hexlint("splits", "--tree", str(TREE), "--op-table", "--format", "json").stdout)
+    rope = next(row for row in data["ops"] if row["op"] == "ROPE")
+    assert rope["kernel"] and [r["tests"] for r in rope["rejections"]][0] == ["op-params"]
+    missing = run_hexlint("splits", "--op-table")
+    assert missing.status == 2 and "--op-table: needs --tree PATH" in missing.stderr
+    assert "give the logs to read" in run_hexlint("splits").stderr

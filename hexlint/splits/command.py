@@ -27,7 +27,7 @@ def build_parser(parser_class: type[argparse.ArgumentParser]) -> argparse.Argume
         "and GGML_HEXAGON_VERBOSE=1 supports-op lines: NPU segments, and each boundary classed hard (no HTP "
         "kernel), movable (a supports_op predicate rejected the node) or free.",
     )
-    parser.add_argument("logs", nargs="+", metavar="LOG", help="llama.cpp logs holding scheduler dumps")
+    parser.add_argument("logs", nargs="*", metavar="LOG", help="llama.cpp logs holding scheduler dumps")
     parser.add_argument("--tree", metavar="PATH", help="the backend tree (ggml-hexagon): the static op table")
     parser.add_argument(
         "--format", choices=("text", "json", "svg"), default="text", help="report format (default: text)"
@@ -38,6 +38,9 @@ def build_parser(parser_class: type[argparse.ArgumentParser]) -> argparse.Argume
         metavar="REGEX",
         default=DEFAULT_NPU_PATTERN,
         help=f"backend names that are the NPU (default: {DEFAULT_NPU_PATTERN})",
+    )
+    parser.add_argument(
+        "--op-table", action="store_true", help="with --tree: print the static op table (no log needed)"
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="every rejection that holds, supports-op lines")
     return parser
@@ -52,6 +55,17 @@ def run(arguments: Sequence[str], parser_class: type[argparse.ArgumentParser], s
         re.compile(options.npu)
     except re.error as error:
         raise LogError(f"--npu: {options.npu}: not a regular expression ({error})") from None
+    if options.op_table:
+        if not options.tree:
+            raise LogError("--op-table: needs --tree PATH (the backend tree whose op table to print)")
+        from hexlint.splits.report import render_op_table
+        from hexlint.splits.tree import load_model
+
+        text = render_op_table(load_model(options.tree).op_table(), options.format == "json")
+        write_report(text, options.output, stdout)
+        return 0
+    if not options.logs:
+        raise LogError("splits: give the logs to read (LOG...), or --tree PATH --op-table")
     logs = read_all(options.logs, read_log)
     if not any(log.graphs for log in logs):
         raise NothingToAnalyse(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
+from hexlint.backend.ops import OpTable
 from hexlint.splits.analysis import GraphReport, SplitsReport
 
 
@@ -94,3 +95,46 @@ def render_json(report: SplitsReport) -> str:
         graph["hard"], graph["movable"], graph["free"] = (source.count(kind) for kind in ("hard", "movable", "free"))
     data["unreadable"] = [{"path": path, "line": line} for path, line in report.unreadable]
     return json.dumps(data, indent=2) + "\n"
+
+
+def render_op_table(table: OpTable, as_json: bool) -> str:
+    """Each op desc supports_op has a case for: its predicate, its HTP ops, whether a kernel handles them."""
+    rows = []
+    for op, support in sorted(table.ops.items()):
+        predicate = table.predicates.get(support.predicate or "")
+        rows.append(
+            {
+                "op": op,
+                "label": support.label,
+                "predicate": support.predicate,
+                "always": support.always,
+                "htp_ops": list(support.htp_ops),
+                "kernel": support.kernel,
+                "rejections": [
+                    {"text": rejection.text, "tests": sorted(rejection.kinds), "line": rejection.span.line}
+                    for rejection in (predicate.rejections if predicate else ())
+                ],
+            }
+        )
+    if as_json:
+        document = {"supports_op": table.supports_op, "buffer_checks": list(table.buffer_checks), "ops": rows}
+        return json.dumps(document, indent=2) + "\n"
+    lines = [
+        f"supports_op: {table.supports_op or '(none found)'}; buffer checks: {', '.join(table.buffer_checks) or '-'}"
+    ]
+    for row in rows:
+        if row["always"]:
+            state = "taken, no kernel needed (view / no-op)"
+        elif row["kernel"]:
+            state = f"HTP kernel ({', '.join(row['htp_ops'])}) if {row['predicate'] or 'supports_op'} accepts"
+        elif row["htp_ops"]:
+            state = f"no kernel dispatch case for {', '.join(row['htp_ops'])}"
+        elif row["predicate"] is None:
+            state = "by sub-op (see the unary / GLU ops)" if row["op"] in ("UNARY", "GLU") else "never taken"
+        else:
+            state = "no HTP op in the host's mapping"
+        tests = sorted({test for rejection in row["rejections"] for test in rejection["tests"]})
+        rejects = f"; {len(row['rejections'])} rejections ({', '.join(tests)})" if row["rejections"] else ""
+        lines.append(f"  {row['op']:<16} {state}{rejects}")
+    lines.append("Ops with no case at all have no HTP kernel: a node of one is a hard boundary.")
+    return "\n".join(lines) + "\n"
