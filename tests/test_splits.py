@@ -363,7 +363,7 @@ def test_the_op_table_alone() -> None:
     assert "SET_ROWS" not in run.stdout.split("Ops with no case")[0]
     data = json.loads(run_hexlint("splits", "--tree", str(TREE), "--op-table", "--format", "json").stdout)
     rope = next(row for row in data["ops"] if row["op"] == "ROPE")
-    assert rope["kernel"] and [r["tests"] for r in rope["rejections"]][0] == ["op-params"]
+    assert rope["kernel"] and next(r["tests"] for r in rope["rejections"]) == ["op-params"]
     missing = run_hexlint("splits", "--op-table")
     assert missing.status == 2 and "--op-table: needs --tree PATH" in missing.stderr
     assert "give the logs to read" in run_hexlint("splits").stderr

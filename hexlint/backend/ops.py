@@ -419,7 +419,14 @@ _CALL_KINDS = (
     (("buffer", "buft"), "buffers"),
     (("type_size", "row_size", "blck_size", "is_quantized"), "types"),
 )
-_FIELD_KINDS = {"type": "types", "ne": "dims", "nb": "strides", "op_params": "op-params", "buffer": "buffers"}
+_FIELD_KINDS = {
+    "type": "types",
+    "ne": "dims",
+    "nb": "strides",
+    "op_params": "op-params",
+    "buffer": "buffers",
+    "op": "op",
+}
 
 
 def expression_kinds(expression: Expr) -> set[str]:
