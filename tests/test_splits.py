@@ -367,3 +367,22 @@ def test_the_op_table_alone() -> None:
     missing = run_hexlint("splits", "--op-table")
     assert missing.status == 2 and "--op-table: needs --tree PATH" in missing.stderr
     assert "give the logs to read" in run_hexlint("splits").stderr
+
+
+def test_a_rejection_under_an_if_keeps_its_or_together(tmp_path: Path) -> None:
+    host = """
+        struct ggml_tensor { int type; struct ggml_tensor * src[4]; };
+        bool ggml_is_contiguous(const struct ggml_tensor * t);
+        static bool ggml_hexagon_supported_norm(const struct ggml_tensor * op) {
+            const struct ggml_tensor * src1 = op->src[1];
+            if (src1) {
+                if (!ggml_is_contiguous(src1) || !ggml_is_contiguous(op)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    """
+    table = model_of(project_of(tmp_path, {"host.cpp": host})).op_table()
+    (rejection,) = table.predicates["ggml_hexagon_supported_norm"].rejections
+    assert rejection.text == "src1 && (!ggml_is_contiguous(src1) || !ggml_is_contiguous(op))"

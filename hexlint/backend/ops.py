@@ -330,9 +330,16 @@ class _Reader:
 
     def rejection(self, steps: tuple[tuple[Node, bool], ...], at: Node) -> Rejection:
         converted = tuple((self.expression(condition), wanted) for condition, wanted in steps)
-        text = " && ".join((condition.text if wanted else f"!({condition.text})") for condition, wanted in steps)
+        parts = []
+        for condition, wanted in steps:
+            text = tidy(condition.text)
+            if not wanted:
+                text = f"!({text})"
+            elif len(steps) > 1 and "||" in text:
+                text = f"({text})"  # `a && (b || c)`, as the nested ifs mean it
+            parts.append(text)
         kinds = frozenset(kind for expression, _ in converted for kind in expression_kinds(expression))
-        return Rejection(converted, tidy(text), kinds or frozenset({"operands"}), at.span())
+        return Rejection(converted, " && ".join(parts), kinds or frozenset({"operands"}), at.span())
 
     def expression(self, node: Node) -> Expr:
         node = node.unwrapped()
