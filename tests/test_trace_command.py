@@ -115,3 +115,18 @@ def test_a_lint_run_with_only_runtime_rules_says_where_they_run() -> None:
     run = run_hexlint("--select", "HX3", str(LOGS / "tree"))
     assert run.status == 0 and "run them with `hexlint trace LOG...`" in run.stderr
     assert "hexlint trace" not in run_hexlint("--select", "HX1", str(LOGS / "tree")).stderr
+
+
+def test_two_sessions_interleaving_keep_their_own_batches() -> None:
+    lines = (LOGS / "trace-defects.log").read_text().splitlines()
+    other = [line.replace("HTP0", "HTP1") for line in (LOGS / "trace-clean.log").read_text().splitlines()]
+    mixed = []
+    for index, line in enumerate(lines):
+        mixed.append(line)
+        if index < len(other):
+            mixed.append(other[index])
+    mixed += other[len(lines) :]
+    trace = parse_trace("\n".join(mixed) + "\n", "mixed.log")
+    assert [batch.record.session for batch in trace.batches] == ["HTP0", "HTP1"]
+    assert [[len(op.events) for op in batch.ops] for batch in trace.batches] == [[7, 0, 8, 4, 8], [16, 16]]
+    assert not any(batch.unplaced for batch in trace.batches)

@@ -103,27 +103,40 @@ def read_trace(path: str) -> RuntimeTrace:
     return parse_trace(read_text(path), path)
 
 
+@dataclass
+class _Open:
+    """The batch a session is printing, with the clocks its op starts and events are unwrapped on."""
+
+    batch: Batch
+    ops: _Unwrapper
+    events: _Unwrapper
+
+
 def parse_trace(text: str, path: str) -> RuntimeTrace:
+    """Batches per session (several NPU sessions, GGML_HEXAGON_NDEV > 1, print from their own threads and their
+    lines interleave): a session's lines belong to its latest OPBATCH."""
     trace = RuntimeTrace(path, [], 0, 0)
-    batch: Batch | None = None
-    op_clock = event_clock = None
+    printing: dict[str, _Open] = {}
     for number, physical in enumerate(text.splitlines(), 1):
         _, hex_line = split_marker(physical)
         record = parse_line(hex_line, path, number) if hex_line else None
         if isinstance(record, ProfileBatch):
             batch = Batch(record)
             trace.batches.append(batch)
-            op_clock, event_clock = _Unwrapper(record.start), _Unwrapper(record.start)
+            printing[record.session] = _Open(batch, _Unwrapper(record.start), _Unwrapper(record.start))
         elif isinstance(record, ProfileOp):
             trace.profile_ops += 1
-            if batch is not None and op_clock is not None:
-                batch.ops.append(TracedOp(record, op_clock.unwrap(record.start)))
+            current = printing.get(record.session)
+            if current is not None:
+                current.batch.ops.append(TracedOp(record, current.ops.unwrap(record.start)))
         elif isinstance(record, TraceEvent):
             trace.trace_events += 1
-            if batch is not None and event_clock is not None:
-                if batch.events and record.thread != batch.events[-1].record.thread:
-                    event_clock = _Unwrapper(batch.record.start)  # each thread's events start again at the batch
-                batch.events.append(Event(record, event_clock.unwrap(record.cycles)))
+            current = printing.get(record.session)
+            if current is not None:
+                events = current.batch.events
+                if events and record.thread != events[-1].record.thread:
+                    current.events = _Unwrapper(current.batch.record.start)  # each thread starts at the batch again
+                events.append(Event(record, current.events.unwrap(record.cycles)))
     for batch in trace.batches:
         _place(batch)
     return trace
