@@ -77,7 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="hexlint",
         description="Static analysis for the Hexagon NPU backend of llama.cpp / ggml: C/C++ sources and built HTP "
-        "libraries. `hexlint rule CODE` prints a rule's documentation.",
+        "libraries. `hexlint rule CODE` prints a rule's documentation; `hexlint splits LOG` (graph splits) and "
+        "`hexlint trace LOG` (runtime op traces) read device logs.",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories to lint (default: .)")
     selection = parser.add_argument_group("rule selection")
