@@ -386,3 +386,40 @@ def test_a_rejection_under_an_if_keeps_its_or_together(tmp_path: Path) -> None:
     table = model_of(project_of(tmp_path, {"host.cpp": host})).op_table()
     (rejection,) = table.predicates["ggml_hexagon_supported_norm"].rejections
     assert rejection.text == "src1 && (!ggml_is_contiguous(src1) || !ggml_is_contiguous(op))"
+
+
+def test_a_checker_named_otherwise_is_the_cases_predicate(tmp_path: Path) -> None:
+    host = """
+        enum ggml_op { GGML_OP_NONE, GGML_OP_ROPE };
+        struct ggml_tensor { enum ggml_op op; int type; };
+        void log_op(const struct ggml_tensor * op);
+        static bool rope_ok(const struct ggml_tensor * op) {
+            if (op->type != 0) {
+                return false;
+            }
+            return true;
+        }
+        bool my_supports_op(const struct ggml_tensor * op) {
+            bool supp = false;
+            switch (op->op) {
+                case GGML_OP_ROPE:
+                    log_op(op);
+                    supp = rope_ok(op);
+                    break;
+                default:
+                    break;
+            }
+            return supp;
+        }
+    """
+    table = model_of(project_of(tmp_path, {"host.cpp": host})).op_table()
+    assert table.support("ROPE").predicate == "rope_ok"
+    assert [r.text for r in table.predicates["rope_ok"].rejections] == ["op->type != 0"]
+
+
+def test_a_build_without_supports_op_lines_of_its_own_reads_the_earlier_ones(table) -> None:
+    text = (LOGS / "two-builds.log").read_text()
+    start = text.index("llama_context: reserving")
+    second = "".join(line + "\n" for line in text[start:].splitlines() if "supports-op" not in line)
+    report = analyse([parse_log(text[:start] + second, "x.log")], table, DEFAULT_NPU_PATTERN, None)
+    assert [b.kind for b in report.graphs[1].boundaries] == ["hard", "movable", "free"]

@@ -166,6 +166,7 @@ def _op_table(project: Project, settings: OpTableSettings) -> OpTable:
     mapping = _host_mapping(project, htp_pattern)
     kernel_ops = frozenset(op for ops in _kernel_dispatch(project, htp_pattern).values() for op in ops)
     has_kernels = bool(project.kernel_units())
+    host_functions = {function.spelling for unit in project.host_units() for function in unit.functions_all()}
     ops: dict[str, OpSupport] = {}
     buffer_checks: list[str] = []
     found: str | None = None
@@ -180,25 +181,28 @@ def _op_table(project: Project, settings: OpTableSettings) -> OpTable:
                 for labels, statement in dispatch.case_groups(switch, _LABEL, frozenset()):
                     if statement.kind == "SWITCH_STMT":
                         continue  # a switch on the unary / GLU op: its own cases are read
-                    predicate = _first_call(statement, predicate_pattern)
+                    predicate = _first_call(statement, predicate_pattern, host_functions)
                     always = predicate is None and _says_yes(statement)
                     for label in sorted(labels):
                         op = _LABEL.match(label).group(2)  # type: ignore[union-attr]
                         htp_ops = tuple(sorted(mapping.get(op, ())))
                         implemented = bool(htp_ops) and (not has_kernels or any(o in kernel_ops for o in htp_ops))
-                        ops.setdefault(
-                            op,
-                            OpSupport(op, label, predicate, always, htp_ops, implemented, switch.span()),
-                        )
+                        known = ops.get(op)
+                        # A case's statements come one by one (`log(op); supp = check(op); break;`): the first
+                        # that names a predicate or says yes decides.
+                        if known is None or (known.predicate is None and not known.always):
+                            ops[op] = OpSupport(op, label, predicate, always, htp_ops, implemented, switch.span())
             for call in _inside(unit.nodes("CALL_EXPR"), function):
                 if predicate_pattern.search(call.spelling) and not any(_within(call, s) for s in switches):
                     buffer_checks.append(call.spelling)
             break
         if found:
             break
+    named = {support.predicate for support in ops.values() if support.predicate}
     for unit in project.host_units():
         for function in unit.functions_all():
-            if predicate_pattern.search(function.spelling) and _body(function) is not None:
+            wanted = predicate_pattern.search(function.spelling) or function.spelling in named
+            if wanted and _body(function) is not None:
                 predicate_sites.setdefault(function.spelling, (unit, function))
     predicates = {
         name: Predicate(name, node.span(), tuple(_rejections(unit, node)))
@@ -268,10 +272,16 @@ def _inside(nodes: list[Node], function: Node) -> list[Node]:
     return [node for node in nodes if _within(node, function)]
 
 
-def _first_call(statement: Node, pattern: re.Pattern[str]) -> str | None:
-    for node in statement.walk():
-        if node.kind == "CALL_EXPR" and pattern.search(node.spelling):
-            return node.spelling
+def _first_call(statement: Node, pattern: re.Pattern[str], host_functions: set[str]) -> str | None:
+    """The case's predicate: its first call of a `supported_*()` function, else of any function the host defines
+    (a checker named otherwise); logging helpers are declared, not defined, in a tree's host code."""
+    calls = [node.spelling for node in statement.walk() if node.kind == "CALL_EXPR" and node.spelling]
+    for name in calls:
+        if pattern.search(name):
+            return name
+    for name in calls:
+        if name in host_functions:
+            return name
     return None
 
 

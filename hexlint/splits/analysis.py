@@ -121,7 +121,9 @@ def analyse(logs: list[SchedLog], table: OpTable | None, npu_pattern: str, tree:
     for log in logs:
         previous_end = 0
         for graph in log.graphs:
-            records = [record for record in _supports(log) if previous_end < record.line <= graph.end_line]
+            # This build's supports-op lines; a build the backend was not asked about again reads the earlier ones.
+            asked = [record for record in _supports(log) if record.line <= graph.end_line]
+            records = [record for record in asked if previous_end < record.line] or asked
             graphs.append(_graph(graph, records, table, npu, accepted))
             previous_end = graph.end_line
     notes: list[str] = []
