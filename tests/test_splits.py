@@ -423,3 +423,17 @@ def test_a_build_without_supports_op_lines_of_its_own_reads_the_earlier_ones(tab
     second = "".join(line + "\n" for line in text[start:].splitlines() if "supports-op" not in line)
     report = analyse([parse_log(text[:start] + second, "x.log")], table, DEFAULT_NPU_PATTERN, None)
     assert [b.kind for b in report.graphs[1].boundaries] == ["hard", "movable", "free"]
+
+
+def test_llama_log_prefixes_between_the_pieces_of_a_record_are_read_around() -> None:
+    prefixed = read_log(str(LOGS / "prefixed.log"))  # --log-prefix --log-timestamps: one per log call
+    plain = read_log(str(LOGS / "torn.log"))  # the same graph
+    assert not prefixed.unreadable
+    assert [(n.index, n.op, n.tensor, n.sources) for n in prefixed.graphs[0].nodes] == [
+        (n.index, n.op, n.tensor, n.sources) for n in plain.graphs[0].nodes
+    ]
+    assert [(s.number, s.backend, s.inputs) for s in prefixed.graphs[0].splits] == [
+        (s.number, s.backend, s.inputs) for s in plain.graphs[0].splits
+    ]
+    supports = [record for record in prefixed.hex_records if isinstance(record, SupportsOp)]
+    assert len(supports) == 33 and supports[0].op == "GET_ROWS"

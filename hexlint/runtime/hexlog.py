@@ -23,8 +23,11 @@ import re
 from dataclasses import dataclass
 
 MARKER = "ggml-hex: "
-# llama.cpp's log prefix with --log-timestamps / --log-prefix: `0.00.123.456 D ` (the profile script reads it too).
-LOG_PREFIX = re.compile(r"^\d+\.\d+\.\d+\.\d+ [A-Z] ")
+# llama.cpp's log prefix (common/log.cpp) with --log-prefix and --log-timestamps: `0.00.123.456 D `, coloured with
+# --log-colors. It starts every log call's text, so in a dump it also stands between the pieces of one record.
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+LOG_PREFIX = re.compile(r"^(?:\d+\.\d+\.\d+\.\d+ )?[DIWE] ")
+_PIECE_PREFIX = re.compile(r"(?<=[:\]s ])(?:\d+\.\d+\.\d+\.\d+ )?[DIWE] (?=[ :\[]|$)")
 _HEAD = re.compile(r"ggml-hex: (?P<session>\S+) (?P<kind>supports-op|profile-op|trace-evt) (?P<rest>.*)$")
 _TRACE = re.compile(
     r"(?P<event>[A-Za-z0-9_\-]+): thread (?P<thread>\d+) info (?P<info>\d+) (?P<edge>start|stop) (?P<cycles>\d+)$"
@@ -120,12 +123,14 @@ HexRecord = SupportsOp | ProfileOp | ProfileBatch | TraceEvent
 
 
 def split_marker(text: str) -> tuple[str, str]:
-    """(what precedes a `ggml-hex:` line on this physical line, the `ggml-hex:` line or "")."""
+    """(what precedes a `ggml-hex:` line on this physical line, the `ggml-hex:` line or ""), llama.cpp's log
+    prefixes taken out of the first (a dump record's pieces each carry one)."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
     text = LOG_PREFIX.sub("", text, count=1)
     position = text.find(MARKER)
-    if position < 0:
-        return text, ""
-    return text[:position], text[position:]
+    before, line = (text, "") if position < 0 else (text[:position], text[position:])
+    return _PIECE_PREFIX.sub("", before), line
 
 
 def parse_line(text: str, path: str, line: int) -> HexRecord | None:
