@@ -105,6 +105,7 @@ def test_with_the_tree_each_boundary_has_its_class_and_predicate(table) -> None:
     assert read_log(str(LOGS / "transformer-layer.log")).graphs[0].splits[2].n_inputs == 0
     softmax = graph.boundaries[1]
     assert softmax.predicate == "ggml_hexagon_supported_softmax"
+    assert softmax.reached.startswith("ggml_backend_hexagon_device_supports_op -> ggml_hexagon_supported_softmax (")
     assert softmax.rejections == ("src1 && src1->type != GGML_TYPE_F32",) and softmax.tests == ("types",)
     assert softmax.layer == 0 and graph.boundaries[2].layer == 1
     assert "output.weight (CPU)" in graph.boundaries[4].reason

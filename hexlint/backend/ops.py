@@ -16,6 +16,7 @@ from hexlint.core import Span
 # the C front end (libclang), which the functions below import when they run.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from hexlint.backend.host import CallHop
     from hexlint.c.index import Project, UnitIndex
     from hexlint.c.node import Node
 
@@ -121,6 +122,8 @@ class OpSupport:
 @dataclass(frozen=True)
 class OpTable:
     supports_op: str | None  # the function found, None when the tree has none
+    # supports_op's call chains (hexlint.backend.host): predicate -> the calls from supports_op that reach it
+    chains: dict[str, tuple[CallHop, ...]]
     ops: dict[str, OpSupport]
     predicates: dict[str, Predicate]
     buffer_checks: tuple[str, ...]  # predicates supports_op calls before its switch (buffers, sessions)
@@ -170,12 +173,16 @@ def _op_table(project: Project, settings: OpTableSettings) -> OpTable:
     ops: dict[str, OpSupport] = {}
     buffer_checks: list[str] = []
     found: str | None = None
+    chains: dict[str, tuple[CallHop, ...]] = {}
     predicate_sites: dict[str, tuple[UnitIndex, Node]] = {}
     for unit in project.host_units():
         for function in unit.functions_all():
             if not supports_pattern.search(function.spelling) or _body(function) is None:
                 continue
             found = function.spelling
+            from hexlint.backend import host
+
+            chains = host.call_chains(unit, (found,), (), ("*log*", "*dump*"))
             switches = _inside(unit.nodes("SWITCH_STMT"), function)
             for switch in switches:
                 for labels, statement in dispatch.case_groups(switch, _LABEL, frozenset()):
@@ -211,6 +218,7 @@ def _op_table(project: Project, settings: OpTableSettings) -> OpTable:
     notes = () if found else ("no supports_op function in the tree's host code",)
     return OpTable(
         found,
+        {name: chain for name, chain in chains.items() if name in predicates},
         ops,
         predicates,
         tuple(dict.fromkeys(buffer_checks)),

@@ -47,6 +47,7 @@ class Boundary:
     possible: tuple[str, ...] = ()  # rejections the line cannot decide
     tests: tuple[str, ...] = ()  # what those rejections test: types, dims, strides, op-params, buffers ...
     supports_line: int | None = None
+    reached: str = ""  # how supports_op reaches the predicate: its call chain, each call with its line
 
 
 @dataclass(frozen=True)
@@ -327,6 +328,7 @@ def _boundary(
                 kind="movable", reason=f"{where} rejects it ({missing})", predicate=support.predicate, **base
             )
         verdict = judge(predicate, record)
+        base["reached"] = _chain_text(table, predicate.name)
         chosen = verdict.rejected_by or verdict.possible
         tests = tuple(sorted({kind for rejection in chosen for kind in rejection.kinds}))
         if verdict.rejected_by:
@@ -354,6 +356,17 @@ def _boundary(
         return Boundary(kind="movable", reason=reason, **base)
     reason = "supports_op took no node of this op in the log (no kernel; --tree confirms it from the source)"
     return Boundary(kind="hard", reason=reason, **base)
+
+
+def _chain_text(table: OpTable, predicate: str) -> str:
+    """`supports_op -> supported_x (file:line)`: the calls from supports_op to the predicate (backend.host)."""
+    chain = table.chains.get(predicate, ())
+    if not chain:
+        return ""
+    import os
+
+    calls = " -> ".join(f"{hop.callee} ({os.path.basename(hop.site.path)}:{hop.site.line})" for hop in chain)
+    return f"{chain[0].caller} -> {calls}"
 
 
 def _by_op(graphs: list[GraphReport]) -> list[OpSummary]:

@@ -42,6 +42,8 @@ def render_text(report: SplitsReport, verbose: bool = False) -> str:
             if verbose:
                 for text in boundary.possible[1:] if not boundary.rejections else boundary.rejections[1:]:
                     lines.append(f"         also: {text}")
+                if boundary.reached:
+                    lines.append(f"         via {boundary.reached}")
                 if boundary.supports_line is not None:
                     lines.append(f"         supports-op line {boundary.supports_line}")
         layers = graph.layers()
