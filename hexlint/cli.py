@@ -77,7 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="hexlint",
         description="Static analysis for the Hexagon NPU backend of llama.cpp / ggml: C/C++ sources and built HTP "
-        "libraries. `hexlint rule CODE` prints a rule's documentation.",
+        "libraries. `hexlint rule CODE` prints a rule's documentation; `hexlint splits LOG` (graph splits) and "
+        "`hexlint trace LOG` (runtime op traces) read device logs.",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories to lint (default: .)")
     selection = parser.add_argument_group("rule selection")
@@ -210,8 +211,10 @@ def format_rule_doc(rule: Rule) -> str:
 
 def format_rule_list(rules: Sequence[Rule]) -> str:
     width = max((len(rule.name) for rule in rules), default=10)
+    kind_width = max((len(rule.kind) for rule in rules), default=6)
     lines = [
-        f"{rule.code}  {rule.name:<{width}}  {rule.kind:<6}  {rule.severity.value:<7}  {rule.summary}" for rule in rules
+        f"{rule.code}  {rule.name:<{width}}  {rule.kind:<{kind_width}}  {rule.severity.value:<7}  {rule.summary}"
+        for rule in rules
     ]
     return "\n".join(lines) + "\n"
 
@@ -514,6 +517,8 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         return run_add_suppressions(result, lambda: lint(paths, config, settings), arguments, stderr)
     _write_output(render_report(result, arguments), arguments, stdout)
     if not arguments.quiet:
+        if result.rules and all(rule.kind == "runtime" for rule in result.rules):
+            stderr.write("hexlint: note: the selected rules check device logs: run them with `hexlint trace LOG...`\n")
         for note in result.notes:
             stderr.write(f"hexlint: note: {note}\n")
         notes = []
@@ -531,6 +536,14 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
 def _dispatch(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     if argv and argv[0] == "rule":
         return run_rule_command(argv[1:], stdout)
+    if argv and argv[0] == "splits":
+        from hexlint.splits.command import run as run_splits
+
+        return run_splits(argv[1:], _Parser, stdout)
+    if argv and argv[0] == "trace":
+        from hexlint.runtime.command import run as run_trace
+
+        return run_trace(argv[1:], _Parser, stdout, stderr)
     arguments = build_parser().parse_args(argv)
     if arguments.list_rules:
         stdout.write(format_rule_list(registry.all_rules()))
@@ -550,8 +563,16 @@ def _input_errors() -> tuple[type[Exception], ...]:
     """The errors that are the user's to fix (exit 2, one line). Evaluated only when an exception is matched, so the
     baseline module loads only for a run that may raise its error."""
     from hexlint.baseline import BaselineError
+    from hexlint.runtime.logfile import LogError
 
-    return (UsageError, ConfigError, DiscoveryError, BaselineError, InputError)
+    return (
+        UsageError,
+        ConfigError,
+        DiscoveryError,
+        BaselineError,
+        InputError,
+        LogError,
+    )
 
 
 def _bytes_faithful(stream: TextIO) -> TextIO:

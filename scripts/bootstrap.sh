@@ -1,12 +1,12 @@
 # Sourced by the README's two commands: installs what they need on a fresh machine, then puts .venv first on PATH.
-# - apt packages (clang-22 lld-22 llvm-22 qemu-user) when running as root and they are missing; without root the
-#   tests that need them skip, saying so.
+# - apt packages (chromium clang-22 lld-22 llvm-22 qemu-user) when running as root and they are missing; without root
+#   the tests that need them skip, saying so (chromium: the browser test of `hexlint splits --format svg`).
 # - a virtualenv in .venv with hexlint and its dev extras.
 set -euo pipefail
 
 HEXLINT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-APT_PACKAGES=(clang-22 lld-22 llvm-22 qemu-user)
-APT_TOOLS=(clang-22 ld.lld-22 llvm-objdump-22 qemu-hexagon)
+APT_PACKAGES=(chromium clang-22 lld-22 llvm-22 qemu-user)
+APT_TOOLS=(chromium clang-22 ld.lld-22 llvm-objdump-22 qemu-hexagon)
 
 install_toolchain() {
     local missing=0 tool

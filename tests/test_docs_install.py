@@ -2,9 +2,10 @@
 
 A fresh clone of HEAD, a fresh venv, each `pip install` line (`/path/to/hexlint` is the docs' name for the clone,
 `./hexlint` a clone beside the tree), then each `hexlint` command of the code blocks in the order shown, by the shell,
-in a scratch tree where `ggml/src/ggml-hexagon` and `src/` are copies of the audited C core and `libggml-htp-vNN.so`
-its built libraries. Each pre-commit configuration shown is run by pre-commit on a staged file. pip's cache is reused;
-the only network is PyPI (for the dependencies), so HEXLINT_SKIP_NETWORK_TESTS=1 skips it.
+in a scratch tree where `ggml/src/ggml-hexagon` and `src/` are copies of the audited C core, `libggml-htp-vNN.so`
+its built libraries and `llama.log` / `profile.log` fixture logs of fixtures/splits. Each pre-commit configuration
+shown is run by pre-commit on a staged file. pip's cache is reused; the only network is PyPI (for the dependencies),
+so HEXLINT_SKIP_NETWORK_TESTS=1 skips it.
 """
 
 from __future__ import annotations
@@ -115,6 +116,10 @@ def scratch_tree(root: Path) -> Path:
             shutil.copy(library, directory / f"libggml-htp-{arch}.so")
     # The -g build a `--debug-file` example names (the core's own differs in code, which hexlint says and goes on).
     shutil.copy(core / "lib" / "libhtp-core-v73-g.so", root / "libggml-htp-v79-g.so")
+    # The device logs `hexlint splits` and `hexlint trace` examples read: a scheduler dump, an op trace.
+    logs = REPO_ROOT / "fixtures" / "splits"
+    shutil.copy(logs / "transformer-layer.log", root / "llama.log")
+    shutil.copy(logs / "trace-clean.log", root / "profile.log")
     return root
 
 

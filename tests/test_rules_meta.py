@@ -5,7 +5,8 @@ fires), with the rule, HX002 parse-error and any rule the snippet's suppressions
 example need not satisfy every other rule). Kernel snippets are linted as `htp/example.c`, host snippets
 (`docs.example_role = "host"`) as `example.cpp`; a snippet with `// ---- relative/path` lines is split into those
 files and linted as one project (cross-file rules). Binary rules' snippets are compiled and linked with clang-22 /
-ld.lld-22 for Hexagon (skipped when those are absent).
+ld.lld-22 for Hexagon (skipped when those are absent). Runtime rules' snippets are trace logs checked as `hexlint
+trace` checks them, with the options of `docs.example_options` for the example (budgets are off by default).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ else:  # pragma: no cover
 
 RULES = all_rules()
 RULE_IDS = [rule.code for rule in RULES]
-KINDS = {"tool", "text", "source", "binary"}
+KINDS = {"tool", "text", "source", "binary", "runtime"}
 RULE_FIXTURES = REPO_ROOT / "fixtures" / "rules"
 BINARY_FIXTURES = REPO_ROOT / "fixtures" / "binary"
 EXPECT = re.compile(r"expect:\s*(HX\d{3}(?:\s*,\s*HX\d{3})*)")
@@ -50,7 +51,7 @@ def test_rule_documents_are_named_and_unique() -> None:
         assert re.fullmatch(r"HX\d{3}", rule.code)
         assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", rule.name)
         assert rule.kind in KINDS
-        group = {"0": "tool", "1": "text or source", "2": "binary"}[rule.code[2]]
+        group = {"0": "tool", "1": "text or source", "2": "binary", "3": "runtime"}[rule.code[2]]
         assert rule.kind in group, f"{rule.code} is a {rule.kind} rule in the {group} hundreds"
 
 
@@ -149,7 +150,7 @@ def lint_snippet(rule: Rule, snippet: str, directory: Path) -> list[str]:
     return [diagnostic.code for diagnostic in result.diagnostics]
 
 
-SOURCE_RULES = [rule for rule in RULES if rule.kind != "binary"]
+SOURCE_RULES = [rule for rule in RULES if rule.kind not in ("binary", "runtime")]
 
 
 @pytest.mark.parametrize("rule", SOURCE_RULES, ids=[rule.code for rule in SOURCE_RULES])
@@ -187,3 +188,25 @@ def test_binary_docs_example_and_use_instead(rule: Rule, tmp_path: Path) -> None
     assert fired and set(fired) == {rule.code}, f"{rule.code} example gave {fired}"
     clean = build_hexagon_library(rule.doc.use_instead, tmp_path / "use_instead")
     assert [diagnostic.code for diagnostic in lint([str(clean)], Config(), select).diagnostics] == []
+
+
+RUNTIME_RULES = [rule for rule in RULES if rule.kind == "runtime"]
+
+
+def check_trace_snippet(rule: Rule, snippet: str, path: Path, options: dict) -> list[str]:
+    from types import MappingProxyType
+
+    from hexlint.runtime.command import check_traces
+    from hexlint.runtime.trace import read_trace
+
+    path.write_text(snippet.lstrip("\n"), encoding="utf-8")
+    merged = {rule.code: MappingProxyType({**rule.options, **options})}
+    return [diagnostic.code for diagnostic in check_traces([read_trace(str(path))], [rule], merged)]
+
+
+@pytest.mark.parametrize("rule", RUNTIME_RULES, ids=[rule.code for rule in RUNTIME_RULES])
+def test_runtime_docs_example_and_use_instead(rule: Rule, tmp_path: Path) -> None:
+    options = document(rule).get("docs", {}).get("example_options", {})
+    fired = check_trace_snippet(rule, rule.doc.example, tmp_path / "example.log", options)
+    assert fired and set(fired) == {rule.code}, f"{rule.code} example gave {fired}"
+    assert check_trace_snippet(rule, rule.doc.use_instead, tmp_path / "use_instead.log", options) == []

@@ -21,6 +21,7 @@ from hexlint.backend import (
     host,
     kernel_params,
     loops,
+    ops,
     pointers,
     pragmas,
     trace,
@@ -90,6 +91,11 @@ class BackendModel:
     ) -> dict[str, frozenset[str]]:
         """Kernel entry function -> the ops whose dispatch `case` calls it."""
         return dispatch.kernel_dispatch(self.project, re.compile(op_pattern), ignored_ops)
+
+    def op_table(self, settings: ops.OpTableSettings | None = None) -> ops.OpTable:
+        """Which GGML ops supports_op takes (through which predicate), what HTP op each runs as, whether a kernel
+        handles it, and each predicate's rejections."""
+        return ops.op_table(self.project, settings or ops.OpTableSettings())
 
     # ------------------------------------------------------------ kernel_params flows
 

@@ -4,6 +4,8 @@ Signatures by rule kind (the kind is declared in the rule's document in rules/):
 - text:   check(source: hexlint.core.Source, options: Mapping[str, Any]) -> Iterator[Diagnostic]
 - source: check(model: hexlint.backend.model.BackendModel, options: Mapping[str, Any]) -> Iterator[Diagnostic]
 - binary: check(audit: hexlint.binary.audit.LibraryAudit, options: Mapping[str, Any]) -> Iterator[Diagnostic]
+- runtime: check(trace: hexlint.runtime.trace.RuntimeTrace, options: Mapping[str, Any]) -> Iterator[Diagnostic]
+  (`hexlint trace LOG...`)
 - tool:   no check function; the engine itself emits these (HX001 unused suppression, HX002 parse error, ...).
 """
 
@@ -39,6 +41,12 @@ CHECK_MODULES: dict[str, str] = {
     "HX203": "hx203_float_promotion",
     "HX204": "hx204_division_in_loop",
     "HX205": "hx205_hvx_in_dma_worker",
+    "HX301": "hx301_trace_op_without_events",
+    "HX302": "hx302_trace_event_unbalanced",
+    "HX303": "hx303_trace_buffer_saturated",
+    "HX304": "hx304_trace_info_unvaried",
+    "HX305": "hx305_hvx_idle_budget",
+    "HX306": "hx306_dma_wait_budget",
 }
 
 
