@@ -225,7 +225,9 @@ class _Flows:
     def _uses_of_variable(
         self, unit: UnitIndex, function: Node, declaration: Node, context: _Context, depth: int
     ) -> None:
-        references = nodes_named(self.project, unit, "DECL_REF_EXPR", declaration.spelling)
+        # A local's uses are in its function: its own nodes, not a name index of the whole unit.
+        name = declaration.spelling
+        references = [node for node in function.descendants() if node.kind == "DECL_REF_EXPR" and node.spelling == name]
         for reference in references:
             if not function.start_offset <= reference.start_offset < function.end_offset:
                 continue
