@@ -634,15 +634,15 @@ def _unit_accesses(
     mentions: _Mentions,
 ) -> Iterator[ScalarAccess]:
     macros = _macro_names(unit)
-    inside = _nodes_of_mentioning_functions(unit, mentions, macros)
+    inside = _mentioning_functions(unit, mentions, macros)
     candidates = [
         node
         for node in (
             *unit.nodes("ARRAY_SUBSCRIPT_EXPR"),
             *unit.nodes("MEMBER_REF_EXPR"),
-            *(node for node in unit.nodes("UNARY_OPERATOR") if id(node) in inside and node.unary_operator == "*"),
+            *(node for node in unit.nodes("UNARY_OPERATOR") if node.top_index in inside and node.unary_operator == "*"),
         )
-        if id(node) in inside and _may_mention(unit, node, mentions, macros) and node.type_kind not in _NOT_SCALAR
+        if node.top_index in inside and _may_mention(unit, node, mentions, macros) and node.type_kind not in _NOT_SCALAR
     ]
     if not candidates:
         return
@@ -730,17 +730,18 @@ class _Mentions:
         return pattern is not None and pattern.search(data, start, end) is not None
 
 
-def _nodes_of_mentioning_functions(unit: UnitIndex, mentions: _Mentions, macros: frozenset[bytes]) -> set[int]:
-    """The ids of the nodes inside functions whose text may mention VTCM (`_may_mention` of the whole function, or a
-    macro of the unit's files used in it): an access elsewhere cannot, and its node need not be located."""
-    inside: set[int] = set()
+def _mentioning_functions(unit: UnitIndex, mentions: _Mentions, macros: frozenset[bytes]) -> frozenset[int]:
+    """The top-level declarations (`Node.top_index`) that are functions whose text may mention VTCM (`_may_mention`
+    of the whole function, or a macro of the unit's files used in it): an access elsewhere cannot, and its node need
+    not be located."""
+    found = set()
     for function in unit.functions_all():
         data = unit.source_bytes(function.path)
         start, end = function.start_offset, function.end_offset
         uses_macro = any(word in macros for word in _IDENTIFIER.findall(data, start, end))
         if uses_macro or mentions.search(data, start, end, function.spelling):
-            inside.update(map(id, function.descendants()))
-    return inside
+            found.add(function.top_index)
+    return frozenset(found)
 
 
 def _may_mention(unit: UnitIndex, node: Node, mentions: _Mentions, macros: frozenset[bytes]) -> bool:

@@ -96,6 +96,7 @@ class UnitIndex:
         declarations = self._declarations = declarations_of(translation_unit)
         # Every node of a top-level declaration is in its file, unless an #include sits inside its extent.
         current_path: list[str | None] = [None]
+        current_top = [-1]
 
         def visit(cursor: cindex.Cursor, parent: cindex.Cursor, _data: object) -> int:
             parent_key = bytes(parent)
@@ -107,7 +108,7 @@ class UnitIndex:
             cursor._tu = translation_unit
             kind_id = cursor._kind_id
             children: list[Node] = []
-            node = Node(cursor, kind_name(kind_id), current_path[0], children)
+            node = Node(cursor, kind_name(kind_id), current_path[0], children, current_top[0])
             open_node[1].append(node)
             by_kind[kind_id].append(node)
             raw = bytes(cursor)
@@ -119,7 +120,8 @@ class UnitIndex:
         callback = cindex.cursor_visit_callback(visit)
         for cursor, name in zip(top_level, top_level_files, strict=True):
             cursor._tu = translation_unit
-            node = Node(cursor, kind_name(cursor._kind_id), name, [])
+            node = Node(cursor, kind_name(cursor._kind_id), name, [], len(self._top_nodes))
+            current_top[0] = node.top_index
             self._top_nodes.append(node)
             by_kind[cursor._kind_id].append(node)
             raw = bytes(cursor)

@@ -57,6 +57,7 @@ class Node:
         "_type_kind",
         "_type_spelling",
         "kind",
+        "top_index",
     )
 
     def __init__(
@@ -65,6 +66,7 @@ class Node:
         kind: str | None = None,
         path: str | None = None,
         children: list[Node] | None = None,
+        top_index: int = -1,
     ) -> None:
         # The other slots stay unset until first asked for (an AttributeError the first time): the index walk makes
         # every node of the project, and each store here costs it.
@@ -73,6 +75,9 @@ class Node:
         self.kind = kind if kind is not None else kind_name(cindex.conf.lib.clang_getCursorKind(cursor))
         self._path = path  # the index walk knows it from the node's top-level declaration
         self._children = children
+        # Which top-level declaration of its unit the node is in (its position in the index walk), -1 when the walk
+        # did not build it: "is this node in that function" without locating either.
+        self.top_index = top_index
 
     def __eq__(self, other: object) -> bool:
         # clang_equalCursors tells apart copies of one node reached along different walks; hash + extent does not.
