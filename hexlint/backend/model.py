@@ -21,6 +21,7 @@ from hexlint.backend import (
     host,
     kernel_params,
     loops,
+    mdev,
     pointers,
     pragmas,
     trace,
@@ -200,6 +201,32 @@ class BackendModel:
         """Every kernel function that touches a DMA queue (directly or through the tree's push/pop helpers), with the
         transfers in flight at each way out and at each flush."""
         return dma.dma_functions(self.project, settings)
+
+    # ------------------------------------------------------------ multi-device ranges, partitions, fences
+
+    def mdev_partitions(self, options: Mapping[str, Any]) -> list[mdev.Partition]:
+        """Every multi-device partition of kernel code (helper calls and hand-written splits by the device count),
+        with its units, guard, range variables, early return and whether the op writes through DMA alone."""
+        return mdev.partitions(self.project, mdev.settings_from(options))
+
+    def mdev_coordinates(self, options: Mapping[str, Any]) -> list[mdev.Coordinate]:
+        """Outer coordinates declared at 0 and stepped in a loop of a function whose range starts at `row_start`."""
+        return mdev.coordinates(self.project, mdev.settings_from(options))
+
+    def mdev_names(self, options: Mapping[str, Any]) -> list[mdev.MdevName]:
+        """`mdev` names in pool workers, `mdev_` fields in context structs."""
+        settings = mdev.settings_from(options)
+        if not mdev.mdev_facts(self.project, settings).candidates(b"mdev"):
+            return []  # no multi-device code: no need to find the workers
+        return mdev.mdev_names(self.project, settings, workers.worker_names(self.project, options))
+
+    def mdev_completions(self, options: Mapping[str, Any]) -> list[mdev.Completion]:
+        """Completion signals (barrier, fence write, response) after unflushed work or undrained DMA pushes."""
+        return mdev.completions(self.project, mdev.settings_from(options))
+
+    def mdev_sequence_issues(self, options: Mapping[str, Any]) -> list[mdev.SequenceIssue]:
+        """Fence sequence numbers ordered by unsigned comparison, and fence writes that do not advance the counter."""
+        return mdev.sequence_issues(self.project, mdev.settings_from(options))
 
     # ------------------------------------------------------------ loops
 
