@@ -662,73 +662,70 @@ class MdevFacts:
     def completions(self) -> list[Completion]:
         settings = self.settings
         needles = tuple(name.encode() for name in settings.completion_functions)
-        graph = dispatch.kernel_call_graph(self.project)
         exempt = set(settings.completion_functions) | set(settings.flush_functions)
         found = []
         for function in self.candidates(*needles):
             if function.name in exempt:
                 continue
-            own = function.own
-            calls = sorted(
-                (at, callee, open_index)
-                for callee, at, open_index in _calls(own, (r"*",))
-                if callee not in ("if", "for", "while", "switch", "return", "sizeof", function.name)
-            )
-            last_work: tuple[int, str] | None = None
-            last_flush = -1
-            last_push: tuple[int, str] | None = None
-            last_drain = -1
-            for at, callee, _open in calls:
-                if any(fnmatch.fnmatchcase(callee, pattern) for pattern in settings.completion_functions):
-                    if last_work is not None and last_flush < last_work[0] and not self._dma_only_call(last_work[1]):
-                        found.append(Completion(function.place(at, at + len(callee)), callee, "flush", last_work[1]))
-                    elif last_push is not None and last_drain < last_push[0]:
-                        found.append(Completion(function.place(at, at + len(callee)), callee, "drain", last_push[1]))
+            before, _after = self._walk_calls(function.name, set())
+            for at, callee, state in before:
+                if not _matches(callee, settings.completion_functions):
                     continue
-                if any(fnmatch.fnmatchcase(callee, pattern) for pattern in settings.flush_functions):
-                    last_flush = at
-                elif any(fnmatch.fnmatchcase(callee, pattern) for pattern in settings.dma_push_functions):
-                    last_push = (at, callee)
-                elif any(
-                    fnmatch.fnmatchcase(callee, pattern)
-                    for pattern in settings.dma_pop_functions + settings.dma_flush_functions
-                ):
-                    last_drain = at
-                elif callee in settings.worker_runners or self._does_work(graph, callee):
-                    last_work = (at, callee)
+                if state.dirty is not None:
+                    found.append(Completion(function.place(at, at + len(callee)), callee, "flush", state.dirty))
+                elif state.pushed is not None:
+                    found.append(Completion(function.place(at, at + len(callee)), callee, "drain", state.pushed))
         return found
 
-    def _does_work(self, graph: dict[str, set[str]], callee: str) -> bool:
-        """The call runs kernel work: it reaches a function that hands a worker to the pool (flush helpers aside)."""
-        key = ("mdev.does_work", callee, self.settings)
+    def _own_calls(self, name: str) -> list[tuple[int, str]]:
+        function = self.function(name)
+        if function is None:
+            return []
+        skip = {"if", "for", "while", "switch", "return", "sizeof", name}
+        return sorted((at, callee) for callee, at, _open in _calls(function.own, ("*",)) if callee not in skip)
 
-        def compute() -> bool:
-            if callee not in self.text.functions:
-                return False
-            runners = tuple(self.settings.worker_runners)
-            flushes = set(self.settings.flush_functions)
-            pending = [callee]
-            seen = {callee}
-            while pending:
-                name = pending.pop()
-                if name in flushes:
-                    continue
-                if (
-                    name in self.text.functions
-                    and any(runner.encode() in chunk for chunk in self.text.chunks(name) for runner in runners)
-                    and any(True for _ in self.text.calls_with_arguments(name, runners))
-                ):
-                    return True
-                for next_name in graph.get(name, ()):
-                    if next_name not in seen:
-                        seen.add(next_name)
-                        pending.append(next_name)
-            return False
+    def _walk_calls(self, name: str, active: set[str]) -> tuple[list[tuple[int, str, _CallState]], _CallState]:
+        """Each call of the function in source order with the state before it (work not flushed yet: the call
+        that ran it; a DMA push not popped or drained yet), and the state after its last call."""
+        state = _CallState(None, None)
+        before = []
+        for at, callee in self._own_calls(name):
+            before.append((at, callee, state))
+            state = self._step(name, callee, state, active)
+        return before, state
 
-        return memoized(self.project.memo, key, compute)
+    def _step(self, name: str, callee: str, state: _CallState, active: set[str]) -> _CallState:
+        settings = self.settings
+        if _matches(callee, settings.flush_functions):
+            return _CallState(None, state.pushed)
+        if _matches(callee, settings.dma_push_functions):
+            return _CallState(state.dirty, callee)
+        if _matches(callee, settings.dma_pop_functions + settings.dma_flush_functions):
+            return _CallState(state.dirty, None)
+        if callee in settings.worker_runners:
+            return state if self.dma_only_writer(name) else _CallState(callee, state.pushed)
+        if callee in self.text.functions and callee not in active:
+            effect = self._effect(callee, active)
+            if effect == "dirty":
+                return _CallState(callee, state.pushed)
+            if effect == "clean":
+                return _CallState(None, state.pushed)
+        return state
 
-    def _dma_only_call(self, callee: str) -> bool:
-        return callee in self.text.functions and self.dma_only_writer(callee)
+    def _effect(self, name: str, active: set[str]) -> str:
+        """What calling the function leaves: "dirty" (work written through the caches, not flushed after it),
+        "clean" (it flushes, after any work), "none" (neither)."""
+        key = ("mdev.effect", name, self.settings)
+        if key not in self.project.memo:
+            before, after = self._walk_calls(name, active | {name})
+            if after.dirty is not None:
+                effect = "dirty"
+            elif any(_matches(callee, self.settings.flush_functions) for _at, callee, _state in before):
+                effect = "clean"
+            else:
+                effect = "none"
+            self.project.memo[key] = effect
+        return self.project.memo[key]
 
     # ------------------------------------------------------------ sequence numbers
 
@@ -773,6 +770,17 @@ class MdevFacts:
 
 
 # ---------------------------------------------------------------- small text facts
+
+
+@dataclass(frozen=True)
+class _CallState:
+    dirty: str | None  # the call that ran work whose outputs are not flushed yet
+    pushed: str | None  # the DMA push not popped or drained yet
+
+
+def _matches(name: str, patterns: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+
 
 _ASSIGNMENT = re.compile(rb"(?<![\w])([A-Za-z_]\w*)\s*=(?!=)")
 
