@@ -52,7 +52,9 @@ class MdevSettings:
     device_index_pattern: str = r"\bmdev(?:\.|_|->)idx\b"
     range_start_names: tuple[str, ...] = ("row_start", "elem_start")
     coordinate_pattern: str = r"^i[0-3]?[1-3]$"
-    dst_data_pattern: str = r"\bdst\s*->\s*data\b|\bhtp_tensor_data\s*\(\s*(?:\w+\s*->\s*)?dst\s*\)"
+    dst_data_pattern: str = (
+        r"\bdsts?\s*(?:\[[^\]]*\]\s*)?->\s*data\b|\bhtp_tensor_data\s*\(\s*(?:\w+\s*->\s*)?dsts?\b[^)]*\)"
+    )
     dma_functions: tuple[str, ...] = ("dma_queue_push*", "dma_make_ptr", "dma_make_data", "dma_queue_flush")
     dma_push_functions: tuple[str, ...] = ("dma_queue_push*",)
     dma_pop_functions: tuple[str, ...] = ("dma_queue_pop*",)
@@ -67,6 +69,7 @@ class MdevSettings:
         "qurt_mem_cache_clean",
     )
     completion_functions: tuple[str, ...] = ("htp_mdev_group_barrier", "htp_fence_write", "dspqueue_write")
+    bookkeeping_functions: tuple[str, ...] = ("htp_tensor_dirty_all", "htp_dcache_mark_dirty")
     fence_write_functions: tuple[str, ...] = ("htp_fence_write",)
     fence_seq_argument: int = 1
     sequence_pattern: str = r"^(?:\w*_)?seq$"
@@ -124,6 +127,7 @@ class Partition:
     units_from_rows_helper: bool  # a leaf is the out-parameter of htp_tensor_mdev_rows_per_chunk()
     checks_contiguity: bool
     checks_alignment: bool
+    checks_line_grid: bool  # the function tests a stride against the line size (`nb[2] & (LINE - 1)`)
     guarded: bool  # inside `if (... mdev.count > 1)` or after an early return on a single device
     start: RangeVariable | None
     count: RangeVariable | None
@@ -344,6 +348,10 @@ class MdevFacts:
         self.text = trace.kernel_text(project)
         self._functions: dict[str, FunctionText] = {}
         self._count = re.compile(settings.device_count_pattern.encode())
+        line = b"|".join([*(re.escape(name.encode()) for name in settings.line_size_names), b"%d" % settings.line_size])
+        self._line_grid = re.compile(
+            rb"\bnb\s*\[\s*[1-3]\s*\]\s*\)?\s*(?:&\s*\(\s*(?:" + line + rb")\s*-\s*1\s*\)|%\s*(?:" + line + rb")\b)"
+        )
 
     # ------------------------------------------------------------ sources
 
@@ -428,6 +436,7 @@ class MdevFacts:
             units_from_rows_helper=from_helper,
             checks_contiguity=any(True for _ in _calls(function.expanded, settings.contiguity_checks)),
             checks_alignment=any(True for _ in _calls(function.expanded, settings.alignment_checks)),
+            checks_line_grid=self._line_grid.search(function.expanded) is not None,
             guarded=guard_end is not None,
             start=start_variable,
             count=count_variable,
@@ -503,9 +512,15 @@ class MdevFacts:
                 variables.append(None)
                 continue
             name = assignment.group(1).decode()
-            declaration = re.search(
-                rb"\b(?:u?int\d+_t|unsigned|int|size_t|uint)\s+(" + re.escape(name.encode()) + rb")\s*([=;,])", own
-            )
+            declarations = [
+                match
+                for match in re.finditer(
+                    rb"\b(?:u?int\d+_t|unsigned|int|size_t|uint)\s+(" + re.escape(name.encode()) + rb")\s*([=;,])",
+                    own,
+                )
+                if match.start() < at
+            ]
+            declaration = declarations[-1] if declarations else None
             value = None
             declared_at = None
             if declaration is not None and declaration.start() < at:
@@ -581,10 +596,15 @@ class MdevFacts:
             start_name = next((name.decode() for name in starts if re.search(rb"\b" + name + rb"\b", own)), "")
             if not start_name:
                 continue
+            # the row loops: those whose header reads the range start or a local computed from it (`ir0`); an
+            # outer coordinate stepped in another loop (over a dimension the range does not split) may start at 0
+            derived = self._derived_names(own, start_name)
+            derived_pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(name.encode()) for name in derived) + rb")\b")
             loops = [
                 (body_start, body_end)
                 for keyword in (rb"for", rb"while")
-                for _a, _b, body_start, body_end in _blocks(own, keyword)
+                for head_start, head_end, body_start, body_end in _blocks(own, keyword)
+                if derived_pattern.search(own[head_start:head_end])
             ]
             for_heads = [(start, end) for start, end, _body, _end in _blocks(own, rb"for")]
             for statement in declaration.finditer(own):
@@ -615,6 +635,21 @@ class MdevFacts:
                             )
                             break
         return found
+
+    @staticmethod
+    def _derived_names(own: bytes, start_name: str) -> set[str]:
+        """The range start and the locals computed from it (`ir0 = row_start + dr * ith`, `ir1 = MIN(ir0 ...)`)."""
+        names = {start_name}
+        for _round in range(3):
+            pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(name.encode()) for name in names) + rb")\b")
+            grown = set(names)
+            for lhs, start, end in _assignments(own):
+                if pattern.search(own[start:end]):
+                    grown.add(lhs.decode("utf-8", "replace"))
+            if grown == names:
+                break
+            names = grown
+        return names
 
     # ------------------------------------------------------------ mdev names
 
@@ -698,6 +733,8 @@ class MdevFacts:
         settings = self.settings
         if _matches(callee, settings.flush_functions):
             return _CallState(None, state.pushed)
+        if _matches(callee, settings.bookkeeping_functions):
+            return state  # marks or evicts cache lines: no output of an op is written there
         if _matches(callee, settings.dma_push_functions):
             return _CallState(state.dirty, callee)
         if _matches(callee, settings.dma_pop_functions + settings.dma_flush_functions):

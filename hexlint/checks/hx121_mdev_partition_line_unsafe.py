@@ -36,13 +36,24 @@ def _problem(partition: Partition, line_size: int, line_names: re.Pattern[str], 
     leaves = [leaf for leaf in partition.units_leaves if leaf != "0"]
     line_derived = [leaf for leaf in leaves if _line_count(leaf, line_size, line_names)]
     other = [leaf for leaf in leaves if leaf not in line_derived]
+    if partition.checks_line_grid and not partition.hand_written:
+        return None  # the helper's checks written out: strides tested against the line size in the function
+    by_hand = [leaf for leaf in line_derived if "gcd" in leaf]
+    if by_hand and partition.checks_contiguity and partition.checks_alignment:
+        return None  # a contiguous, aligned destination: the row size alone decides, as in the helper
+    if by_hand:
+        return (
+            f"rows per chunk computed by hand (`{by_hand[0]}`) without the layout checks of `{rows_helper}()`: "
+            "with outer strides off the 128-byte grid or permuted rows, devices writing DDR through HVX share a "
+            "line at the boundary; take the helper's rows per chunk (0 when the layout cannot be split)."
+        )
     if other:
         return (
             f"units per chunk `{other[0]}` is neither `{rows_helper}()`'s result nor a count of 128-byte lines: "
             "devices writing DDR through HVX may share a cache line at the boundary; take the helper's rows per "
             "chunk, or elements per line under the contiguity and alignment checks (0 when they fail)."
         )
-    if line_derived and not partition.units_from_rows_helper:
+    if line_derived:
         missing = [
             name
             for name, present in (
