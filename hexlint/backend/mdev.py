@@ -26,6 +26,7 @@ What is computed:
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -72,7 +73,7 @@ class MdevSettings:
     bookkeeping_functions: tuple[str, ...] = ("htp_tensor_dirty_all", "htp_dcache_mark_dirty")
     fence_write_functions: tuple[str, ...] = ("htp_fence_write",)
     fence_seq_argument: int = 1
-    sequence_pattern: str = r"^(?:\w*_)?seq$"
+    sequence_pattern: str = r"(?:^|_)seq(?:$|_)"
     sequence_counter: str = "fence_seq"
 
 
@@ -132,7 +133,6 @@ class Partition:
     start: RangeVariable | None
     count: RangeVariable | None
     early_return: bool  # an `if (count == 0) ... return` follows the guarded block
-    dma_only_writer: bool  # the op writes its destination through DMA alone
 
 
 @dataclass(frozen=True)
@@ -232,12 +232,21 @@ def strip_expression(text: str) -> str:
         return value
 
 
+_CALL = re.compile(rb"\b([A-Za-z_]\w*)\s*\(")
+
+
+@functools.lru_cache(maxsize=256)
+def _name_pattern(names: tuple[str, ...]) -> re.Pattern[bytes]:
+    """One compiled pattern for a tuple of fnmatch patterns (compiled patterns, not facts: safe to keep)."""
+    return re.compile("|".join(f"(?:{fnmatch.translate(name)})" for name in names).encode() or b"(?!)")
+
+
 def _calls(text: bytes, names: tuple[str, ...]) -> Iterator[tuple[str, int, int]]:
     """(callee, name offset, `(` offset) of each call of a name matching one of the patterns."""
-    for match in re.finditer(rb"\b([A-Za-z_]\w*)\s*\(", text):
-        callee = match.group(1).decode()
-        if any(fnmatch.fnmatchcase(callee, pattern) for pattern in names):
-            yield callee, match.start(1), match.end() - 1
+    wanted = _name_pattern(names)
+    for match in _CALL.finditer(text):
+        if wanted.match(match.group(1)):
+            yield match.group(1).decode(), match.start(1), match.end() - 1
 
 
 def _blocks(text: bytes, keyword: bytes) -> Iterator[tuple[int, int, int, int]]:
@@ -347,6 +356,9 @@ class MdevFacts:
         self.settings = settings
         self.text = trace.kernel_text(project)
         self._functions: dict[str, FunctionText] = {}
+        self._candidates: dict[tuple[bytes, ...], list[FunctionText]] = {}
+        self._assignments: dict[bytes, list[tuple[bytes, int, int]]] = {}
+        self._spans: dict[tuple[bytes, tuple[str, ...]], list[tuple[int, int]]] = {}
         self._count = re.compile(settings.device_count_pattern.encode())
         line = b"|".join([*(re.escape(name.encode()) for name in settings.line_size_names), b"%d" % settings.line_size])
         self._line_grid = re.compile(
@@ -370,7 +382,10 @@ class MdevFacts:
 
     def candidates(self, *needles: bytes) -> list[FunctionText]:
         """Kernel functions whose text (macro bodies included) holds one of the byte strings."""
-        found = []
+        cached = self._candidates.get(needles)
+        if cached is not None:
+            return cached
+        found = self._candidates[needles] = []
         for name in self.text.functions:
             chunks = self.text.chunks(name)
             if any(needle in chunk for chunk in chunks for needle in needles):
@@ -441,7 +456,6 @@ class MdevFacts:
             start=start_variable,
             count=count_variable,
             early_return=early,
-            dma_only_writer=self.dma_only_writer(function.name),
         )
 
     def _resolve(self, own: bytes, expression: str, before: int, depth: int = 0) -> str:
@@ -543,45 +557,64 @@ class MdevFacts:
         graph = dispatch.kernel_call_graph(self.project)
         names = sorted(dispatch.reachable(graph, function))
         texts = [found.expanded for name in names if (found := self.function(name)) is not None]
-        dst = re.compile(settings.dst_data_pattern.encode())
+        dst = settings.dst_data_pattern.encode()
         holders: set[bytes] = set()
         # names that receive the destination's data pointer, followed through copies
         changed = True
         while changed:
             changed = False
+            names_pattern = [rb"(?<![\w])(?:" + b"|".join(map(re.escape, sorted(holders))) + rb")\b"] if holders else []
+            copies = re.compile(b"|".join([dst, *names_pattern]))
             for text in texts:
-                for lhs, rhs_start, rhs_end in _assignments(text):
-                    rhs = text[rhs_start:rhs_end]
-                    if lhs in holders or rhs.lstrip().startswith(b"{"):
+                if (b"dst" not in text and not any(name in text for name in holders)) or not copies.search(text):
+                    continue  # most reached functions (HVX helpers) never see the destination
+                dma_calls = self._call_spans(text, settings.dma_functions)
+                for lhs, rhs_start, rhs_end in self.assignments(text):
+                    if lhs in holders or text[rhs_start:rhs_end].lstrip().startswith(b"{"):
                         continue  # a brace initialiser: its designated fields are assignments of their own
-                    copies = dst.search(rhs) or any(
-                        re.search(rb"\b" + re.escape(name) + rb"\b", rhs) for name in holders
-                    )
-                    if copies and not _inside_calls(text, rhs_start, settings.dma_functions):
+                    if copies.search(text, rhs_start, rhs_end) and not _inside(dma_calls, rhs_start):
                         holders.add(lhs)
                         changed = True
         if not holders:
             return False
+        uses = re.compile(rb"(?<![\w])(?:" + b"|".join(map(re.escape, sorted(holders))) + rb")\b")
         pushes = False
         for text in texts:
-            assignment_rhs = [(start, end) for lhs, start, end in _assignments(text)]
-            lhs_spans = {match.start() for match in _ASSIGNMENT.finditer(text)}
-            for name in holders:
-                for use in re.finditer(rb"(?<![\w])" + re.escape(name) + rb"\b", text):
-                    at = use.start()
-                    if _inside_calls(text, at, settings.dma_functions):
-                        pushes = True
-                        continue
-                    if _inside_calls(text, at, settings.worker_runners):
-                        continue  # the context goes to the worker: what the worker does with it decides
-                    if any(_lhs_at(text, at, lhs_spans)):
-                        continue
-                    if any(start <= at < end for start, end in assignment_rhs):
-                        continue  # copied into another holder (followed above)
-                    if re.match(rb"\w+\s*(?:==|!=)", text[at:]) or _in_condition(text, at):
-                        continue
-                    return False
+            if not uses.search(text):
+                continue
+            dma_calls = self._call_spans(text, settings.dma_functions)
+            runner_calls = self._call_spans(text, settings.worker_runners)
+            assigned = self.assignments(text)
+            lhs_starts = {match.start() for match in _ASSIGNMENT.finditer(text)}
+            for use in uses.finditer(text):
+                at = use.start()
+                if _inside(dma_calls, at):
+                    pushes = True
+                    continue
+                if _inside(runner_calls, at) or at in lhs_starts:
+                    continue  # the context goes to the worker (what the worker does decides); a target
+                if any(start <= at < end for _lhs, start, end in assigned):
+                    continue  # copied into another holder (followed above)
+                if re.match(rb"\w+\s*(?:==|!=)", text[at : at + 80]) or _in_condition(text, at):
+                    continue
+                return False
         return pushes
+
+    def assignments(self, text: bytes) -> list[tuple[bytes, int, int]]:
+        found = self._assignments.get(text)
+        if found is None:
+            found = self._assignments[text] = _assignments(text)
+        return found
+
+    def _call_spans(self, text: bytes, names: tuple[str, ...]) -> list[tuple[int, int]]:
+        """(open, close) of the argument list of each call of one of the names in the text."""
+        key = (text, names)
+        found = self._spans.get(key)
+        if found is None:
+            found = self._spans[key] = [
+                (open_index, matching(text, open_index)) for _c, _a, open_index in _calls(text, names)
+            ]
+        return found
 
     # ------------------------------------------------------------ coordinates
 
@@ -636,15 +669,14 @@ class MdevFacts:
                             break
         return found
 
-    @staticmethod
-    def _derived_names(own: bytes, start_name: str) -> set[str]:
+    def _derived_names(self, own: bytes, start_name: str) -> set[str]:
         """The range start and the locals computed from it (`ir0 = row_start + dr * ith`, `ir1 = MIN(ir0 ...)`)."""
         names = {start_name}
         for _round in range(3):
             pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(name.encode()) for name in names) + rb")\b")
             grown = set(names)
-            for lhs, start, end in _assignments(own):
-                if pattern.search(own[start:end]):
+            for lhs, start, end in self.assignments(own):
+                if pattern.search(own, start, end):
                     grown.add(lhs.decode("utf-8", "replace"))
             if grown == names:
                 break
@@ -653,9 +685,22 @@ class MdevFacts:
 
     # ------------------------------------------------------------ mdev names
 
-    def mdev_names(self, worker_names: frozenset[str]) -> list[MdevName]:
+    def worker_names(self) -> set[str]:
+        """Functions handed to a worker runner (its worker argument, by name), read from the text of the functions
+        that call a runner: no AST walk."""
+        settings = self.settings
+        runners = tuple(settings.worker_runners)
+        names: set[str] = set()
+        for function in self.candidates(*(runner.encode() for runner in runners)):
+            for _callee, texts in self.text.calls_with_arguments(function.name, runners):
+                if len(texts) > settings.worker_argument:
+                    argument = strip_expression(texts[settings.worker_argument])
+                    names.update(self.text.assigned_functions(function.name, argument) or [argument])
+        return names
+
+    def mdev_names(self) -> list[MdevName]:
         found: list[MdevName] = []
-        for name in sorted(worker_names):
+        for name in sorted(self.worker_names() & {function.name for function in self.candidates(b"mdev")}):
             function = self.function(name)
             if function is None or b"mdev" not in function.own:
                 continue
@@ -784,7 +829,7 @@ class MdevFacts:
                     continue
                 left = re.split(rb"->|\.", match.group(1))[-1].strip().decode()
                 right = re.split(rb"->|\.", match.group(3))[-1].strip().decode()
-                if sequence.match(left) and sequence.match(right):
+                if sequence.search(left) and sequence.search(right):
                     text = " ".join(match.group(0).decode().split())
                     found.append(SequenceIssue(function.place(match.start(), match.end()), "unsigned-compare", text))
             for _callee, at, open_index in _calls(own, writes):
@@ -816,46 +861,44 @@ class _CallState:
 
 
 def _matches(name: str, patterns: tuple[str, ...]) -> bool:
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+    return _name_pattern(patterns).match(name.encode()) is not None
 
 
 _ASSIGNMENT = re.compile(rb"(?<![\w])([A-Za-z_]\w*)\s*=(?!=)")
 
 
-def _assignments(text: bytes) -> Iterator[tuple[bytes, int, int]]:
+_DELIMITER = re.compile(rb"[;,()\[\]{}]")
+
+
+def _assignments(text: bytes) -> list[tuple[bytes, int, int]]:
     """(assigned name: the last identifier of the target, rhs start, rhs end) of each `x = ...`, `a.b = ...`,
     `.field = ...` (designated initialisers) and `T x = ...`."""
+    found = []
     for match in _ASSIGNMENT.finditer(text):
         before = text[match.start() - 1 : match.start()]
         if before in (b"=", b"!", b"<", b">", b"+", b"-", b"*", b"/", b"&", b"|", b"^", b"%"):
             continue
         start = match.end()
         depth = 0
-        index = start
-        while index < len(text):
-            char = text[index]
+        end = len(text)
+        for delimiter in _DELIMITER.finditer(text, start):
+            char = delimiter.group(0)
             if char in b"([{":
                 depth += 1
             elif char in b")]}":
                 if depth == 0:
+                    end = delimiter.start()
                     break
                 depth -= 1
-            elif char in b";," and depth == 0:
+            elif depth == 0:
+                end = delimiter.start()
                 break
-            index += 1
-        yield match.group(1), start, index
+        found.append((match.group(1), start, end))
+    return found
 
 
-def _lhs_at(text: bytes, at: int, lhs_starts: set[int]) -> Iterator[bool]:
-    yield at in lhs_starts
-
-
-def _inside_calls(text: bytes, at: int, names: tuple[str, ...]) -> bool:
-    """`at` is inside the argument list of a call of one of the names."""
-    for _callee, _name_at, open_index in _calls(text[:at], names):
-        if open_index < at <= matching(text, open_index):
-            return True
-    return False
+def _inside(spans: list[tuple[int, int]], at: int) -> bool:
+    return any(open_index < at <= close for open_index, close in spans)
 
 
 def _in_condition(text: bytes, at: int) -> bool:
@@ -927,6 +970,9 @@ def sequence_issues(project: Project, settings: MdevSettings) -> list[SequenceIs
     return memoized(project.memo, ("mdev.sequences", settings), lambda: mdev_facts(project, settings).sequence_issues())
 
 
-def mdev_names(project: Project, settings: MdevSettings, worker_names: frozenset[str]) -> list[MdevName]:
-    key = ("mdev.names", settings, worker_names)
-    return memoized(project.memo, key, lambda: mdev_facts(project, settings).mdev_names(worker_names))
+def mdev_names(project: Project, settings: MdevSettings) -> list[MdevName]:
+    return memoized(project.memo, ("mdev.names", settings), lambda: mdev_facts(project, settings).mdev_names())
+
+
+def dma_only_writer(project: Project, settings: MdevSettings, function: str) -> bool:
+    return mdev_facts(project, settings).dma_only_writer(function)

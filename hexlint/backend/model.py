@@ -215,10 +215,11 @@ class BackendModel:
 
     def mdev_names(self, options: Mapping[str, Any]) -> list[mdev.MdevName]:
         """`mdev` names in pool workers, `mdev_` fields in context structs."""
-        settings = mdev.settings_from(options)
-        if not mdev.mdev_facts(self.project, settings).candidates(b"mdev"):
-            return []  # no multi-device code: no need to find the workers
-        return mdev.mdev_names(self.project, settings, workers.worker_names(self.project, options))
+        return mdev.mdev_names(self.project, mdev.settings_from(options))
+
+    def mdev_dma_only_writer(self, options: Mapping[str, Any], function: str) -> bool:
+        """The op `function` writes its destination through DMA alone (in itself and every function it reaches)."""
+        return mdev.dma_only_writer(self.project, mdev.settings_from(options), function)
 
     def mdev_completions(self, options: Mapping[str, Any]) -> list[mdev.Completion]:
         """Completion signals (barrier, fence write, response) after unflushed work or undrained DMA pushes."""

@@ -19,7 +19,7 @@ def check(model: BackendModel, options: Mapping[str, Any]) -> Iterator[Diagnosti
     line_names = re.compile(r"\b(?:{})\b".format("|".join(map(re.escape, settings.line_size_names))))
     rows_helper = settings.rows_per_chunk_functions[0] if settings.rows_per_chunk_functions else "the rows helper"
     for partition in model.mdev_partitions(options):
-        if partition.dma_only_writer:
+        if model.mdev_dma_only_writer(options, partition.place.function):
             continue  # DMA writes to DDR own no cache line: small non-overlapping ranges are fine
         message = _problem(partition, settings.line_size, line_names, rows_helper)
         if message:
