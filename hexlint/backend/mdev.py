@@ -25,7 +25,6 @@ What is computed:
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import re
 from collections.abc import Iterator, Mapping
@@ -232,21 +231,38 @@ def strip_expression(text: str) -> str:
         return value
 
 
-_CALL = re.compile(rb"\b([A-Za-z_]\w*)\s*\(")
+@functools.lru_cache(maxsize=256)
+def _name_pattern(names: tuple[str, ...]) -> re.Pattern[bytes]:
+    """One compiled pattern for a tuple of fnmatch patterns over identifiers (`*` any identifier characters)."""
+    alternatives = [
+        "".join(r"\w*" if char == "*" else r"\w" if char == "?" else re.escape(char) for char in name) for name in names
+    ]
+    return re.compile(("(?:" + "|".join(alternatives) + r")\Z").encode() if alternatives else rb"(?!)")
 
 
 @functools.lru_cache(maxsize=256)
-def _name_pattern(names: tuple[str, ...]) -> re.Pattern[bytes]:
-    """One compiled pattern for a tuple of fnmatch patterns (compiled patterns, not facts: safe to keep)."""
-    return re.compile("|".join(f"(?:{fnmatch.translate(name)})" for name in names).encode() or b"(?!)")
+def _call_pattern(names: tuple[str, ...]) -> re.Pattern[bytes]:
+    """Calls of the names: the name, then `(` (compiled patterns, not facts: safe to keep across projects)."""
+    alternatives = [
+        "".join(r"\w*" if char == "*" else r"\w" if char == "?" else re.escape(char) for char in name) for name in names
+    ]
+    return re.compile((r"\b(" + "|".join(alternatives) + r")(?!\w)\s*\(").encode() if alternatives else rb"(?!)")
 
 
 def _calls(text: bytes, names: tuple[str, ...]) -> Iterator[tuple[str, int, int]]:
     """(callee, name offset, `(` offset) of each call of a name matching one of the patterns."""
-    wanted = _name_pattern(names)
-    for match in _CALL.finditer(text):
-        if wanted.match(match.group(1)):
+    for match in _call_pattern(names).finditer(text):
+        if match.group(1)[:1].isalpha() or match.group(1)[:1] == b"_":  # `*` may match nothing, or digits
             yield match.group(1).decode(), match.start(1), match.end() - 1
+
+
+@functools.lru_cache(maxsize=1024)
+def _words_pattern(words: tuple[bytes, ...], also: bytes = b"") -> re.Pattern[bytes]:
+    """Any of the identifiers as a whole word (or `also`, a pattern)."""
+    parts = [also] if also else []
+    if words:
+        parts.append(rb"(?<![\w])(?:" + b"|".join(map(re.escape, words)) + rb")\b")
+    return re.compile(b"|".join(parts) if parts else rb"(?!)")
 
 
 def _blocks(text: bytes, keyword: bytes) -> Iterator[tuple[int, int, int, int]]:
@@ -563,8 +579,7 @@ class MdevFacts:
         changed = True
         while changed:
             changed = False
-            names_pattern = [rb"(?<![\w])(?:" + b"|".join(map(re.escape, sorted(holders))) + rb")\b"] if holders else []
-            copies = re.compile(b"|".join([dst, *names_pattern]))
+            copies = _words_pattern(tuple(sorted(holders)), dst)
             for text in texts:
                 if (b"dst" not in text and not any(name in text for name in holders)) or not copies.search(text):
                     continue  # most reached functions (HVX helpers) never see the destination
@@ -577,7 +592,7 @@ class MdevFacts:
                         changed = True
         if not holders:
             return False
-        uses = re.compile(rb"(?<![\w])(?:" + b"|".join(map(re.escape, sorted(holders))) + rb")\b")
+        uses = _words_pattern(tuple(sorted(holders)))
         pushes = False
         for text in texts:
             if not uses.search(text):
@@ -861,7 +876,7 @@ class _CallState:
 
 
 def _matches(name: str, patterns: tuple[str, ...]) -> bool:
-    return _name_pattern(patterns).match(name.encode()) is not None
+    return _name_pattern(patterns).match(name.encode()) is not None  # a whole name: the pattern ends in \Z
 
 
 _ASSIGNMENT = re.compile(rb"(?<![\w])([A-Za-z_]\w*)\s*=(?!=)")

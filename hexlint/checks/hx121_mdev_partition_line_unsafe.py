@@ -38,15 +38,12 @@ def _problem(partition: Partition, line_size: int, line_names: re.Pattern[str], 
     other = [leaf for leaf in leaves if leaf not in line_derived]
     if partition.checks_line_grid and not partition.hand_written:
         return None  # the helper's checks written out: strides tested against the line size in the function
-    by_hand = [leaf for leaf in line_derived if "gcd" in leaf]
-    if by_hand and partition.checks_contiguity and partition.checks_alignment:
-        return None  # a contiguous, aligned destination: the row size alone decides, as in the helper
-    if by_hand:
-        return (
-            f"rows per chunk computed by hand (`{by_hand[0]}`) without the layout checks of `{rows_helper}()`: "
-            "with outer strides off the 128-byte grid or permuted rows, devices writing DDR through HVX share a "
-            "line at the boundary; take the helper's rows per chunk (0 when the layout cannot be split)."
-        )
+    # Rows per chunk computed from the row size and the line, the guide's `128 / gcd(row_size, 128)` (with 1 for a
+    # zero row size): derived from the 128-byte line. Only element counts need the contiguity and alignment checks.
+    rows_by_formula = [leaf for leaf in line_derived if "gcd" in leaf]
+    line_derived = [leaf for leaf in line_derived if leaf not in rows_by_formula]
+    if rows_by_formula:
+        other = [leaf for leaf in other if leaf != "1"]
     if other:
         return (
             f"units per chunk `{other[0]}` is neither `{rows_helper}()`'s result nor a count of 128-byte lines: "
