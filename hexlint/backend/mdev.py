@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hexlint.backend import dispatch, trace
@@ -376,6 +376,8 @@ class MdevFacts:
         self._assignments: dict[bytes, list[tuple[bytes, int, int]]] = {}
         self._spans: dict[tuple[bytes, tuple[str, ...]], list[tuple[int, int]]] = {}
         self._count = re.compile(settings.device_count_pattern.encode())
+        self._multi = re.compile(self._count.pattern + rb"\s*>\s*1\b")
+        self._single = re.compile(self._count.pattern + rb"\s*(?:<=\s*1|==\s*1|<\s*2)\b")
         line = b"|".join([*(re.escape(name.encode()) for name in settings.line_size_names), b"%d" % settings.line_size])
         self._line_grid = re.compile(
             rb"\bnb\s*\[\s*[1-3]\s*\]\s*\)?\s*(?:&\s*\(\s*(?:" + line + rb")\s*-\s*1\s*\)|%\s*(?:" + line + rb")\b)"
@@ -516,9 +518,9 @@ class MdevFacts:
         return before it; None when unguarded."""
         for condition_start, condition_end, body_start, body_end in _blocks(own, rb"if"):
             condition = own[condition_start:condition_end]
-            if body_start <= at < body_end and re.search(self._count.pattern + rb"\s*>\s*1\b", condition):
+            if body_start <= at < body_end and self._multi.search(condition):
                 return body_end
-            single = re.search(self._count.pattern + rb"\s*(?:<=\s*1|==\s*1|<\s*2)\b", condition)
+            single = self._single.search(condition)
             if body_end <= at and single and re.search(rb"\breturn\b", own[body_start:body_end]):
                 return at
         return None
@@ -800,7 +802,7 @@ class MdevFacts:
         if _matches(callee, settings.dma_pop_functions + settings.dma_flush_functions):
             return _CallState(state.dirty, None)
         if callee in settings.worker_runners:
-            return state if self.dma_only_writer(name) else _CallState(callee, state.pushed)
+            return state if dma_only_writer(self.project, self.settings, name) else _CallState(callee, state.pushed)
         if callee in self.text.functions and callee not in active:
             effect = self._effect(callee, active)
             if effect == "dirty":
@@ -965,11 +967,30 @@ def _offset_in(whole: bytes, part: bytes) -> int:
     return whole.find(part)
 
 
+# The settings each fact depends on: rules configured alike (the defaults) share the fact whatever else their
+# options hold (HX120-HX122 share the partitions, HX121 and HX124 the DMA-only writers).
+_PARTITION_FIELDS = (
+    "partition_functions",
+    "rows_per_chunk_functions",
+    "contiguity_checks",
+    "alignment_checks",
+    "line_size_names",
+    "line_size",
+    "device_count_pattern",
+)
+_WRITER_FIELDS = ("dst_data_pattern", "dma_functions", "worker_runners", "worker_argument")
+
+
+def _facet(settings: MdevSettings, fields: tuple[str, ...]) -> MdevSettings:
+    return replace(MdevSettings(), **{name: getattr(settings, name) for name in fields})
+
+
 def mdev_facts(project: Project, settings: MdevSettings) -> MdevFacts:
     return memoized(project.memo, ("mdev.facts", settings), lambda: MdevFacts(project, settings))
 
 
 def partitions(project: Project, settings: MdevSettings) -> list[Partition]:
+    settings = _facet(settings, _PARTITION_FIELDS)
     return memoized(project.memo, ("mdev.partitions", settings), lambda: mdev_facts(project, settings).partitions())
 
 
@@ -990,4 +1011,4 @@ def mdev_names(project: Project, settings: MdevSettings) -> list[MdevName]:
 
 
 def dma_only_writer(project: Project, settings: MdevSettings, function: str) -> bool:
-    return mdev_facts(project, settings).dma_only_writer(function)
+    return mdev_facts(project, _facet(settings, _WRITER_FIELDS)).dma_only_writer(function)
