@@ -710,8 +710,10 @@ class MdevFacts:
         names: set[str] = set()
         for function in self.candidates(*(runner.encode() for runner in runners)):
             for _callee, texts in self.text.calls_with_arguments(function.name, runners):
-                if len(texts) > settings.worker_argument:
-                    argument = strip_expression(texts[settings.worker_argument])
+                if len(texts) <= settings.worker_argument:
+                    continue
+                argument = strip_expression(texts[settings.worker_argument])
+                if re.fullmatch(r"[A-Za-z_]\w*", argument):  # a name, not the runner's own parameter list
                     names.update(self.text.assigned_functions(function.name, argument) or [argument])
         return names
 
