@@ -57,7 +57,8 @@ def test_scope_is_file_or_project_and_cross_file_rules_say_project() -> None:
     scopes = {rule.code: rule.scope for rule in registry.all_rules()}
     assert set(scopes.values()) <= {"file", "project"}
     # Host writes and kernel reads, dispatch tables, trace and DMA queue helpers and a helper's callers live in
-    # different files; so do the code that stores a VTCM pointer in a context field and the worker that reads it.
+    # different files; so do the code that stores a VTCM pointer in a context field and the worker that reads it,
+    # an op and the workers that write its destination, and a completion signal and the op that ran before it.
     project_rules = {code for code, scope in scopes.items() if scope == "project"}
     assert project_rules == {
         "HX101",
@@ -71,6 +72,9 @@ def test_scope_is_file_or_project_and_cross_file_rules_say_project() -> None:
         "HX113",
         "HX114",
         "HX115",
+        "HX121",
+        "HX122",
+        "HX124",
     }
 
 

@@ -21,6 +21,7 @@ from hexlint.backend import (
     host,
     kernel_params,
     loops,
+    mdev,
     ops,
     pointers,
     pragmas,
@@ -206,6 +207,33 @@ class BackendModel:
         """Every kernel function that touches a DMA queue (directly or through the tree's push/pop helpers), with the
         transfers in flight at each way out and at each flush."""
         return dma.dma_functions(self.project, settings)
+
+    # ------------------------------------------------------------ multi-device ranges, partitions, fences
+
+    def mdev_partitions(self, options: Mapping[str, Any]) -> list[mdev.Partition]:
+        """Every multi-device partition of kernel code (helper calls and hand-written splits by the device count),
+        with its units, guard, range variables, early return and whether the op writes through DMA alone."""
+        return mdev.partitions(self.project, mdev.settings_from(options))
+
+    def mdev_coordinates(self, options: Mapping[str, Any]) -> list[mdev.Coordinate]:
+        """Outer coordinates declared at 0 and stepped in a loop of a function whose range starts at `row_start`."""
+        return mdev.coordinates(self.project, mdev.settings_from(options))
+
+    def mdev_names(self, options: Mapping[str, Any]) -> list[mdev.MdevName]:
+        """`mdev` names in pool workers, `mdev_` fields in context structs."""
+        return mdev.mdev_names(self.project, mdev.settings_from(options))
+
+    def mdev_dma_only_writer(self, options: Mapping[str, Any], function: str) -> bool:
+        """The op `function` writes its destination through DMA alone (in itself and every function it reaches)."""
+        return mdev.dma_only_writer(self.project, mdev.settings_from(options), function)
+
+    def mdev_completions(self, options: Mapping[str, Any]) -> list[mdev.Completion]:
+        """Completion signals (barrier, fence write, response) after unflushed work or undrained DMA pushes."""
+        return mdev.completions(self.project, mdev.settings_from(options))
+
+    def mdev_sequence_issues(self, options: Mapping[str, Any]) -> list[mdev.SequenceIssue]:
+        """Fence sequence numbers ordered by unsigned comparison, and fence writes that do not advance the counter."""
+        return mdev.sequence_issues(self.project, mdev.settings_from(options))
 
     # ------------------------------------------------------------ loops
 

@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 
 from hexlint.backend.kernel_params import FieldAccess, Ops
+from hexlint.backend.mdev import Place
 from hexlint.c.index import UnitIndex
 from hexlint.c.node import Node
 from hexlint.core import Diagnostic, Related, Span
@@ -86,4 +87,15 @@ def diagnostic_where_spelled(
         Span(path, line, column),
         related=(*related, Related(node_span(node), "expanded from this macro use")),
         fingerprint_text=unit.source_line(path, line).strip().rstrip("\\").strip(),
+    )
+
+
+def diagnostic_at_place(code: str, place: Place, message: str, related: Sequence[Related] = ()) -> Diagnostic:
+    """A finding at a place the multi-device facts found by text (an offset range of a kernel file)."""
+    return diagnostic(
+        code,
+        message,
+        Span(place.path, place.line, place.column, place.end_line, place.end_column),
+        related=tuple(related),
+        fingerprint_text=place.unit.source_line(place.path, place.line).strip(),
     )
