@@ -54,6 +54,7 @@ class UnitIndex:
         self._function_ranges: dict[str, list[tuple[int, int, Node]]] | None = None
         self._function_starts: dict[str, list[int]] = {}
         self._all_functions: list[Node] | None = None
+        self._top_functions: dict[int, Node] | None = None
         # Facts rules derive from this unit, shared between rules; they live exactly as long as the unit.
         self.memo: dict[Hashable, Any] = {}
         if unit.translation_unit is not None:
@@ -153,6 +154,19 @@ class UnitIndex:
 
     def enclosing_function(self, node: Node) -> Node | None:
         """The innermost function definition whose extent holds `node` (a bisection over sorted extents)."""
+        if self.role == "kernel" and node._path is not None:
+            # C has no nested functions: a node the walk built in a top-level function definition (and in its file)
+            # is in that function, found without locating either.
+            if self._top_functions is None:
+                tops = self._top_nodes
+                self._top_functions = {
+                    function.top_index: function
+                    for function in self.functions_all()
+                    if 0 <= function.top_index < len(tops) and tops[function.top_index] is function
+                }
+            function = self._top_functions.get(node.top_index)
+            if function is not None:
+                return function
         if self._function_ranges is None:
             ranges: dict[str, list[tuple[int, int, Node]]] = defaultdict(list)
             for function in self.functions_all():
