@@ -86,6 +86,38 @@ def test_matches_any_is_a_case_sensitive_glob() -> None:
     assert not names.matches_any("anything", ())
 
 
+def test_nodes_named_finds_names_written_and_pasted_and_skips_units_that_never_write_them(tmp_path: Path) -> None:
+    project = c_projects.project_of(
+        tmp_path,
+        {
+            "htp/ops.h": """
+                #define CALL_OP(op, x) hvx_##op##_f32(x)
+                static inline int hvx_add_f32(int x) { return x + 1; }
+                static inline int hvx_mul_f32(int x) { return x * 2; }
+            """,
+            "htp/a.c": """
+                #include "ops.h"
+                int a(int x) { return CALL_OP(add, x) + hvx_mul_f32(x); }
+            """,
+            "htp/b.c": """
+                int b(int x) { return x; }
+            """,
+            "htp/d.c": """
+                #include "ops.h"
+                int d(int x) { return CALL_OP(mul, x); }
+            """,
+        },
+    )
+    unit_a, unit_b, unit_d = project.units  # ops.h is indexed with a.c, the first unit to include it
+    assert [call.spelling for call in names.nodes_named(project, unit_a, "CALL_EXPR", "hvx_add_f32")] == ["hvx_add_f32"]
+    assert len(names.nodes_named(project, unit_a, "CALL_EXPR", "hvx_mul_f32")) == 1
+    # d.c never writes `hvx_mul_f32`: its call is pasted from `hvx_`, the argument `mul` and `_f32`.
+    assert [call.spelling for call in names.nodes_named(project, unit_d, "CALL_EXPR", "hvx_mul_f32")] == ["hvx_mul_f32"]
+    assert not names.may_spell(project, unit_b, "hvx_sub_f32")  # no `sub` anywhere
+    assert names.nodes_named(project, unit_b, "CALL_EXPR", "hvx_mul_f32") == []
+    assert ("names.by_spelling", "CALL_EXPR") not in unit_b.memo  # its calls' spellings were never read
+
+
 # Facts the source rules share live on the Project / UnitIndex, so a finished run
 
 

@@ -66,12 +66,25 @@ def by_spelling(unit: UnitIndex, kind: str) -> dict[str, list[Node]]:
 
 def may_spell(project: Project, unit: UnitIndex, name: str) -> bool:
     """Whether a node of the unit can be spelled `name`: the name is a word of the unit's own files or of a macro
-    body of the project, or a macro body pastes (`##`) identifiers and the name holds a piece of one."""
+    body of the project, or, where the project's macros paste identifiers (`##`), it is made of such words and of
+    the literal pieces those macros paste."""
     word = name.encode()
-    if word in _unit_words(unit):
+    words = _unit_words(unit)
+    macro_words, pasted_pieces, pastes = _macro_words(project)
+    if word in words or word in macro_words:
         return True
-    macro_words, pasted_pieces = _macro_words(project)
-    return word in macro_words or any(piece in word for piece in pasted_pieces)
+    return pastes and _made_of(word, lambda piece: piece in words or piece in macro_words or piece in pasted_pieces)
+
+
+def _made_of(word: bytes, known: Callable[[bytes], bool]) -> bool:
+    """Whether `word` splits into two or more known pieces (a word break over its positions)."""
+    reachable = [True] + [False] * len(word)
+    for start in range(len(word)):
+        if reachable[start]:
+            for end in range(start + 1, len(word) + 1):
+                if not reachable[end] and (start, end) != (0, len(word)) and known(word[start:end]):
+                    reachable[end] = True
+    return reachable[-1]
 
 
 def _unit_words(unit: UnitIndex) -> frozenset[bytes]:
@@ -82,22 +95,24 @@ def _unit_words(unit: UnitIndex) -> frozenset[bytes]:
     )
 
 
-def _macro_words(project: Project) -> tuple[frozenset[bytes], tuple[bytes, ...]]:
-    def compute() -> tuple[frozenset[bytes], tuple[bytes, ...]]:
+def _macro_words(project: Project) -> tuple[frozenset[bytes], frozenset[bytes], bool]:
+    """The words of every macro body of the project, the literal pieces bodies paste, and whether any body pastes."""
+
+    def compute() -> tuple[frozenset[bytes], frozenset[bytes], bool]:
         words: set[bytes] = set()
         pieces: set[bytes] = set()
+        pastes = False
         for unit in project.units:
             for path in unit.indexed_files:
                 for body in _DEFINITION.findall(unit.source_bytes(path)):
                     words.update(_WORD.findall(body))
                     parameters = _parameters(body)
                     for left, right in _PASTED.findall(body):
-                        # `hvx_##op##_f32`: a name made so holds the pieces that are not the macro's parameters.
-                        literal = [piece for piece in (left, right) if piece and piece not in parameters]
-                        pieces.update(literal)
-                        if not literal:
-                            pieces.add(b"")  # parameters pasted to parameters: any name may come of it
-        return frozenset(words), tuple(sorted(pieces))
+                        # `hvx_##op##_f32`: a name made so is the literal pieces and the words the macro's arguments
+                        # bring (words of the unit that uses it).
+                        pastes = True
+                        pieces.update(piece for piece in (left, right) if piece and piece not in parameters)
+        return frozenset(words), frozenset(pieces), pastes
 
     return memoized(project.memo, "names.macro_words", compute)
 
