@@ -117,7 +117,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="compile_commands.json with host flags, or the build directory holding it",
     )
     settings.add_argument("--include-dir", "-I", action="append", default=[], metavar="DIR", help="extra include dir")
-    settings.add_argument("--define", "-D", action="append", default=[], metavar="NAME[=VALUE]", help="extra define")
+    settings.add_argument(
+        "--define", "-D", action="append", default=[], metavar="NAME[=VALUE]", help="extra define (beats the build's)"
+    )
+    settings.add_argument(
+        "--no-cmake-defines",
+        action="store_true",
+        help="take no define from the tree's CMakeLists.txt files (-v shows the ones taken)",
+    )
     settings.add_argument(
         "--context",
         choices=CONTEXT_MODES,
@@ -272,6 +279,7 @@ def settings_from(arguments: argparse.Namespace) -> RunSettings:
         compile_commands=compile_commands,
         include_dirs=tuple(arguments.include_dir),
         defines=tuple(arguments.define),
+        no_cmake_defines=arguments.no_cmake_defines,
         jobs=arguments.jobs,
         fix=arguments.fix,
         fix_read_only=arguments.fix_read_only,
@@ -491,7 +499,7 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         from hexlint.introspect import show_files, show_settings
 
         as_json = arguments.format == "json"
-        shown = show_settings(config, settings, as_json) if arguments.show_settings else None
+        shown = show_settings(config, settings, as_json, paths) if arguments.show_settings else None
         _write_output(shown if shown is not None else show_files(paths, config, settings, as_json), arguments, stdout)
         return EXIT_CLEAN
     result = lint(paths, config, settings)
@@ -514,6 +522,9 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         return run_add_suppressions(result, lambda: lint(paths, config, settings), arguments, stderr)
     _write_output(render_report(result, arguments), arguments, stdout)
     if not arguments.quiet:
+        if arguments.verbose:
+            for line in result.build_defines:
+                stderr.write(f"hexlint: define from the tree's build: {line}\n")
         for note in result.notes:
             stderr.write(f"hexlint: note: {note}\n")
         notes = []
