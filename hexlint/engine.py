@@ -67,6 +67,7 @@ class RunSettings:
     kernel_globs: tuple[str, ...] = ()  # the fixture runner marks single-file kernel fixtures
     jobs: int = 0  # files parsed and libraries audited at once; 0: one per core this process may use
     fix: bool = False
+    unsafe_fixes: bool = False  # --unsafe-fixes: --fix and --diff also take the fixes marked unsafe
     fix_read_only: bool = False  # --fix rewrites read-only files too (they stay read-only)
     diff: bool = False
     baseline: str | None = None
@@ -802,12 +803,16 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
 # ---------------------------------------------------------------- fixes
 
 
-def safe_fixes_by_path(diagnostics: Iterable[Diagnostic]) -> dict[str, list[Fix]]:
-    """Safe fixes grouped by the real path of the file their edits touch."""
+def fixes_by_path(diagnostics: Iterable[Diagnostic], unsafe: bool = False) -> dict[str, list[Fix]]:
+    """Safe fixes (and with `unsafe` the unsafe ones too) grouped by the real path of the file their edits touch.
+    Safe ones come first, so where a safe and an unsafe fix overlap, the safe one is applied."""
     grouped: dict[str, list[Fix]] = {}
-    for diagnostic in diagnostics:
+    chosen = [diagnostic for diagnostic in diagnostics if diagnostic.fix is not None and diagnostic.fix.safe]
+    if unsafe:
+        chosen += [diagnostic for diagnostic in diagnostics if diagnostic.fix is not None and not diagnostic.fix.safe]
+    for diagnostic in chosen:
         fix = diagnostic.fix
-        if fix is None or not fix.safe or not fix.edits:
+        if fix is None or not fix.edits:
             continue
         for path in {path_key(edit.path) for edit in fix.edits}:
             grouped.setdefault(path, []).append(fix)
@@ -827,13 +832,13 @@ def _edits_for(fixes: Sequence[Fix], real_path: str) -> list[Fix]:
 
 
 def fixed_contents(
-    diagnostics: Iterable[Diagnostic], cache: Callable[[str], bytes | None]
+    diagnostics: Iterable[Diagnostic], cache: Callable[[str], bytes | None], unsafe: bool = False
 ) -> dict[str, tuple[bytes, bytes, int]]:
-    """real path -> (old bytes, new bytes, fixes applied) for every file a safe fix changes."""
+    """real path -> (old bytes, new bytes, fixes applied) for every file a fix changes (safe ones; unsafe too)."""
     from hexlint.fixer import apply_edits, plan_fixes
 
     changed: dict[str, tuple[bytes, bytes, int]] = {}
-    for real_path, fixes in safe_fixes_by_path(diagnostics).items():
+    for real_path, fixes in fixes_by_path(diagnostics, unsafe).items():
         old = cache(real_path)
         if old is None:
             continue
@@ -862,7 +867,7 @@ def _lint(paths: Sequence[str], config: Config, settings: RunSettings) -> LintRe
 
     if settings.diff:
         cache = _FileCache(outcome.sources)
-        changes = fixed_contents(outcome.diagnostics, cache.read)
+        changes = fixed_contents(outcome.diagnostics, cache.read, settings.unsafe_fixes)
         diff = "".join(unified_diff(display_path(path), old, new) for path, (old, new, _) in sorted(changes.items()))
         fixed = sum(count for _, _, count in changes.values())
         return _result(outcome, rules, fixed=fixed, diff=diff, changed=tuple(display_path(p) for p in sorted(changes)))
@@ -870,7 +875,7 @@ def _lint(paths: Sequence[str], config: Config, settings: RunSettings) -> LintRe
     fixed = 0
     changed_files: set[str] = set()
     for _ in range(MAX_FIX_PASSES):
-        changes = fixed_contents(outcome.diagnostics, _FileCache(outcome.sources).read)
+        changes = fixed_contents(outcome.diagnostics, _FileCache(outcome.sources).read, settings.unsafe_fixes)
         if not changes:
             break
         read_only = [path for path in sorted(changes) if not settings.fix_read_only and is_read_only(path)]
