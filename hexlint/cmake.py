@@ -117,6 +117,7 @@ class BuildDefines:
 # ---------------------------------------------------------------- lexing
 
 _BRACKET_OPEN = re.compile(r"\[(=*)\[")
+_COMMAND_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def parse_commands(text: str, path: str) -> list[Command]:
@@ -124,7 +125,26 @@ def parse_commands(text: str, path: str) -> list[Command]:
     quoted, bracket and unquoted arguments, nested parentheses inside the arguments)."""
     commands: list[Command] = []
     position, size, line = 0, len(text), 1
-    while position < size:
+    while True:
+        position, line = _skip_blanks(text, position, line)
+        if position >= size:
+            return commands
+        match = _COMMAND_NAME.match(text, position)
+        if match is None:
+            raise CMakeError(f"{path}:{line}: not a command: {text[position : position + 20]!r}")
+        name, command_line = match.group(0).lower(), line
+        position = match.end()
+        while position < size and text[position] in " \t":
+            position += 1
+        if position >= size or text[position] != "(":
+            raise CMakeError(f"{path}:{line}: `{name}` without `(`")
+        arguments, position, line = _arguments(text, position + 1, line, path)
+        commands.append(Command(name, tuple(arguments), path, command_line))
+
+
+def _skip_blanks(text: str, position: int, line: int) -> tuple[int, int]:
+    """Past whitespace, newlines (counted) and comments."""
+    while position < len(text):
         character = text[position]
         if character == "\n":
             line += 1
@@ -134,18 +154,8 @@ def parse_commands(text: str, path: str) -> list[Command]:
         elif character == "#":
             position, line = _skip_comment(text, position, line)
         else:
-            match = re.compile(r"[A-Za-z_][A-Za-z0-9_]*").match(text, position)
-            if match is None:
-                raise CMakeError(f"{path}:{line}: not a command: {text[position : position + 20]!r}")
-            name, command_line = match.group(0).lower(), line
-            position = match.end()
-            while position < size and text[position] in " \t":
-                position += 1
-            if position >= size or text[position] != "(":
-                raise CMakeError(f"{path}:{line}: `{name}` without `(`")
-            arguments, position, line = _arguments(text, position + 1, line, path)
-            commands.append(Command(name, tuple(arguments), path, command_line))
-    return commands
+            break
+    return position, line
 
 
 def _skip_comment(text: str, position: int, line: int) -> tuple[int, int]:
@@ -163,16 +173,12 @@ def _arguments(text: str, position: int, line: int, path: str) -> tuple[list[Arg
     arguments: list[Argument] = []
     depth = 0
     size = len(text)
-    while position < size:
+    while True:
+        position, line = _skip_blanks(text, position, line)
+        if position >= size:
+            break
         character = text[position]
-        if character == "\n":
-            line += 1
-            position += 1
-        elif character in " \t\r":
-            position += 1
-        elif character == "#":
-            position, line = _skip_comment(text, position, line)
-        elif character == ")":
+        if character == ")":
             if depth == 0:
                 return arguments, position + 1, line
             depth -= 1
@@ -598,7 +604,7 @@ class _Reader:
         tokens = [Argument(self.expand(argument.text, scope), argument.quoted) for argument in command.arguments]
         try:
             return _Condition(tokens, scope).evaluate()
-        except (ValueError, IndexError):
+        except (ValueError, IndexError, re.error):
             spelled = " ".join(argument.text for argument in command.arguments)
             self.notes.append(f"{command.path}:{command.line}: `if ({spelled})` is not understood; taken as false")
             return False

@@ -193,3 +193,53 @@ def test_a_parse_error_in_a_header_outside_the_run_is_reported_where_the_run_inc
     assert finding["path"].endswith("k.c") and finding["line"] == 2
     assert "outside.h:1" in finding["message"]
     assert finding["related"][0]["path"].endswith("outside.h")
+
+
+hypothesis = pytest.importorskip("hypothesis")
+PIECES = [
+    "if(",
+    "elseif(",
+    "else()",
+    "endif()",
+    "foreach(x IN ITEMS a b)",
+    "endforeach()",
+    "function(f A)",
+    "endfunction()",
+    "f(1)",
+    "set(V ON)",
+    "option(O doc OFF)",
+    "list(FIND L x I)",
+    "add_library(t a.c)",
+    "target_compile_definitions(t ",
+    "add_compile_definitions(",
+    "$<IF:$<BOOL:${V}>,A=1,B>",
+    "${V}",
+    "NOT",
+    "AND",
+    "OR",
+    "MATCHES",
+    "(",
+    ")",
+    '"',
+    "#",
+    "#[[",
+    "]]",
+    "[[",
+    "\\",
+    ";",
+    "STREQUAL",
+    "GREATER_EQUAL",
+    "0",
+    "x",
+    "\n",
+    "add_subdirectory(.)",
+]
+
+
+@hypothesis.settings(max_examples=150, deadline=None)
+@hypothesis.given(pieces=hypothesis.strategies.lists(hypothesis.strategies.sampled_from(PIECES), max_size=40))
+def test_any_build_file_gives_defines_or_notes_never_an_exception(pieces: list[str], tmp_path_factory) -> None:
+    directory = tmp_path_factory.mktemp("cmake")
+    (directory / "CMakeLists.txt").write_text(" ".join(pieces))
+    build = read_build_defines(str(directory))
+    assert all(define.name.isidentifier() for _, own, _ in build.directories for define in own)
