@@ -392,6 +392,16 @@ def existing_column(macro: Macro) -> int | None:
     return sorted(columns.items(), key=lambda item: (-item[1], -item[0]))[0][0]
 
 
+def fitting_column(macro: Macro) -> int | None:
+    """The existing column every movable line fits in, shared by the most backslashes (ties to the larger): where
+    moving the fewest lines aligns the macro. The rightmost existing column always fits, so None only without one."""
+    columns = Counter(line.backslash_column for line in macro.movable_lines if line.backslash_column is not None)
+    for column, _count in sorted(columns.items(), key=lambda item: (-item[1], -item[0])):
+        if all(fits_column(line, column) for line in misaligned_lines(macro, column)):
+            return column
+    return None
+
+
 def misaligned_lines(macro: Macro, column: int) -> tuple[MacroLine, ...]:
     """The movable continuation lines whose backslash is not in `column`."""
     return tuple(line for line in macro.movable_lines if line.backslash_column != column)

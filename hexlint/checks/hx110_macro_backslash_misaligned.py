@@ -11,7 +11,7 @@ from hexlint.checks._macros import (
     MacroLine,
     existing_column,
     find_macros,
-    fits_column,
+    fitting_column,
     is_aligned,
     misaligned_lines,
     padding_before_backslash,
@@ -57,13 +57,13 @@ def check(source: Source, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
         own_column = existing_column(macro)
         assert own_column is not None  # a misaligned macro has two movable backslashes at least
         off_column = misaligned_lines(macro, own_column)
-        # Move only the lines out of the macro's own column, when they fit there; otherwise (or when configured so,
-        # as upstream's script does) realign every line to the longest line + pad.
-        whole_macro = settings.realign == REALIGN_WHOLE_MACRO or not all(
-            fits_column(line, own_column) for line in off_column
-        )
-        column = target_column(macro, settings) if whole_macro else own_column
-        edits = _alignment_edits(source.path, data, macro.movable_lines if whole_macro else off_column, column)
+        # Move only the lines out of the macro's own column, when they fit there; when the longest do not, the other
+        # lines go to the existing column that moves the fewest. Upstream's script (and `realign = "whole-macro"`)
+        # realigns every line to the longest line + pad instead.
+        whole_macro = settings.realign == REALIGN_WHOLE_MACRO
+        column = target_column(macro, settings) if whole_macro else fitting_column(macro) or own_column
+        moved = macro.movable_lines if whole_macro else misaligned_lines(macro, column)
+        edits = _alignment_edits(source.path, data, moved, column)
         moved_starts = {edit.start for edit in edits}
         # Inserting a space where a splice joins two pieces of one token would split it: offer that only as unsafe.
         splits_token = any(line.glues_tokens and line.content_end in moved_starts for line in macro.movable_lines)
@@ -74,7 +74,12 @@ def check(source: Source, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
             verb = "Realign the backslashes of" if whole_macro else "Move the misaligned backslashes of"
             fix = Fix(f"{verb} `{macro.name}` to column {column}", edits, safe=not splits_token)
         numbers = ", ".join(str(line.number) for line in off_column)
-        advice = f"realign the macro to column {column}" if whole_macro else f"move them to column {column}"
+        if whole_macro:
+            advice = f"realign the macro to column {column}"
+        elif column == own_column:
+            advice = f"move them to column {column}"
+        else:
+            advice = f"they do not fit there: move the other lines to column {column}"
         yield diagnostic(
             CODE,
             (
