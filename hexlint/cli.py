@@ -25,7 +25,7 @@ from hexlint.engine import (
     unknown_selectors,
     write_baseline,
 )
-from hexlint.report import FORMATS, render_statistics, summary_line
+from hexlint.report import FORMATS, held_back_note, render_statistics, summary_line
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
 TYPE_CHECKING = False
@@ -118,7 +118,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="compile_commands.json with host flags, or the build directory holding it",
     )
     settings.add_argument("--include-dir", "-I", action="append", default=[], metavar="DIR", help="extra include dir")
-    settings.add_argument("--define", "-D", action="append", default=[], metavar="NAME[=VALUE]", help="extra define")
+    settings.add_argument(
+        "--define", "-D", action="append", default=[], metavar="NAME[=VALUE]", help="extra define (beats the build's)"
+    )
+    settings.add_argument(
+        "--no-cmake-defines",
+        action="store_true",
+        help="take no define from the tree's CMakeLists.txt files (-v shows the ones taken)",
+    )
     settings.add_argument(
         "--context",
         choices=CONTEXT_MODES,
@@ -132,6 +139,11 @@ def build_parser() -> argparse.ArgumentParser:
     baseline.add_argument("--baseline", metavar="FILE", help="hide the findings recorded in FILE")
     baseline.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE")
     baseline.add_argument("--fix", action="store_true", help="apply safe fixes in place")
+    baseline.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="with --fix or --diff, also the fixes that may change what the code does (`hexlint rule CODE` says why)",
+    )
     baseline.add_argument(
         "--fix-read-only", action="store_true", help="with --fix, also rewrite read-only files (they stay read-only)"
     )
@@ -262,6 +274,8 @@ def settings_from(arguments: argparse.Namespace) -> RunSettings:
         raise UsageError("--jobs: must be 0 (one per core) or a positive number")
     if arguments.fix_read_only and not arguments.fix:
         raise UsageError("--fix-read-only: only with --fix")
+    if arguments.unsafe_fixes and not (arguments.fix or arguments.diff):
+        raise UsageError("--unsafe-fixes: only with --fix or --diff")
     if arguments.fix and arguments.diff:
         raise UsageError("--fix and --diff cannot be combined: --diff only shows what --fix would write")
     _check_introspection_arguments(arguments)
@@ -275,8 +289,10 @@ def settings_from(arguments: argparse.Namespace) -> RunSettings:
         compile_commands=compile_commands,
         include_dirs=tuple(arguments.include_dir),
         defines=tuple(arguments.define),
+        no_cmake_defines=arguments.no_cmake_defines,
         jobs=arguments.jobs,
         fix=arguments.fix,
+        unsafe_fixes=arguments.unsafe_fixes,
         fix_read_only=arguments.fix_read_only,
         diff=arguments.diff,
         baseline=arguments.baseline or None,
@@ -494,7 +510,7 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         from hexlint.introspect import show_files, show_settings
 
         as_json = arguments.format == "json"
-        shown = show_settings(config, settings, as_json) if arguments.show_settings else None
+        shown = show_settings(config, settings, as_json, paths) if arguments.show_settings else None
         _write_output(shown if shown is not None else show_files(paths, config, settings, as_json), arguments, stdout)
         return EXIT_CLEAN
     result = lint(paths, config, settings)
@@ -511,7 +527,10 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         _write_diff(result.diff, arguments, stdout)
         if not arguments.quiet:
             files = len(result.changed_files)
-            stderr.write(f"Would fix {result.fixed} finding{'s' if result.fixed != 1 else ''} in {files} file(s).\n")
+            held = held_back_note(result.diagnostics, arguments.unsafe_fixes)
+            stderr.write(
+                f"Would fix {result.fixed} finding{'s' if result.fixed != 1 else ''} in {files} file(s).{held}\n"
+            )
         return EXIT_FINDINGS if result.diff and not arguments.exit_zero else EXIT_CLEAN
     if arguments.add_suppressions is not None:
         return run_add_suppressions(result, lambda: lint(paths, config, settings), arguments, stderr)
@@ -519,6 +538,9 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
     if not arguments.quiet:
         if result.rules and all(rule.kind == "runtime" for rule in result.rules):
             stderr.write("hexlint: note: the selected rules check device logs: run them with `hexlint trace LOG...`\n")
+        if arguments.verbose:
+            for line in result.build_defines:
+                stderr.write(f"hexlint: define from the tree's build: {line}\n")
         for note in result.notes:
             stderr.write(f"hexlint: note: {note}\n")
         notes = []
@@ -529,7 +551,8 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         if result.context_files and arguments.verbose:
             notes.append(f"{result.context_files} more files of the tree used as context")
         extra = f" ({'; '.join(notes)})" if notes else ""
-        stderr.write(summary_line(result.diagnostics, result.files_checked, result.fixed) + extra + "\n")
+        summary = summary_line(result.diagnostics, result.files_checked, result.fixed, arguments.unsafe_fixes)
+        stderr.write(summary + extra + "\n")
     return exit_status(result, arguments)
 
 

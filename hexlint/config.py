@@ -44,7 +44,7 @@ _LIST_KEYS = (
     "exclude",
 )
 _KNOWN_KEYS = frozenset(
-    (*_LIST_KEYS, "per-file-ignores", "arch", "compile-commands", "context", "project-root", "rules")
+    (*_LIST_KEYS, "per-file-ignores", "arch", "cmake-defines", "compile-commands", "context", "project-root", "rules")
 )
 
 
@@ -71,6 +71,8 @@ class Config:
     host_globs: tuple[str, ...] = ()
     include_dirs: tuple[str, ...] = ()
     defines: tuple[str, ...] = ()
+    # Take the defines the tree's CMakeLists.txt files give each file (hexlint/cmake.py); `defines` override them.
+    cmake_defines: bool = True
     exclude: tuple[str, ...] = ()
     arch: str | None = None
     compile_commands: str | None = None
@@ -208,6 +210,9 @@ def config_from_table(table: Mapping[str, Any], source: StrPath) -> Config:
     arch = table.get("arch")
     if arch is not None and arch not in ARCHITECTURES:
         raise ConfigError(f"{source}: `arch` must be one of {', '.join(ARCHITECTURES)}, not {arch!r}")
+    cmake_defines = table.get("cmake-defines", True)
+    if not isinstance(cmake_defines, bool):
+        raise ConfigError(f"{source}: `cmake-defines` must be true or false, not {cmake_defines!r}")
     compile_commands = table.get("compile-commands")
     if compile_commands is not None and not isinstance(compile_commands, str):
         raise ConfigError(f"{source}: `compile-commands` must be a path")
@@ -234,6 +239,7 @@ def config_from_table(table: Mapping[str, Any], source: StrPath) -> Config:
         host_globs=lists.get("host-globs", ()),
         include_dirs=tuple(_relative_to(base, item) for item in lists.get("include-dirs", ())),
         defines=lists.get("defines", ()),
+        cmake_defines=cmake_defines,
         exclude=lists.get("exclude", ()),
         arch=arch,
         compile_commands=compile_commands_file(_relative_to(base, compile_commands)) if compile_commands else None,

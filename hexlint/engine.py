@@ -67,10 +67,12 @@ class RunSettings:
     kernel_globs: tuple[str, ...] = ()  # the fixture runner marks single-file kernel fixtures
     jobs: int = 0  # files parsed and libraries audited at once; 0: one per core this process may use
     fix: bool = False
+    unsafe_fixes: bool = False  # --unsafe-fixes: --fix and --diff also take the fixes marked unsafe
     fix_read_only: bool = False  # --fix rewrites read-only files too (they stay read-only)
     diff: bool = False
     baseline: str | None = None
     context: str | None = None  # tree | files; replaces the config's `context`
+    no_cmake_defines: bool = False  # --no-cmake-defines: take no define from the tree's CMakeLists.txt files
     project_root: str | None = None  # replaces the config's `project-root`
     binary_arguments: argparse.Namespace | None = None  # the parsed CLI, for the binary audit's own options
 
@@ -89,6 +91,8 @@ class LintResult:
     changed_files: tuple[str, ...] = ()
     context_files: int = 0  # files outside the run parsed so the cross-file rules see the whole tree
     notes: tuple[str, ...] = ()  # what the backend model says about the tree (e.g. a rule holding back, and why)
+    # The defines the tree's build files gave (`-v` shows them), then what their reader left out and why.
+    build_defines: tuple[str, ...] = ()
 
 
 # ---------------------------------------------------------------- selection
@@ -306,6 +310,51 @@ def _parse_settings(config: Config, settings: RunSettings) -> Any:
     )
 
 
+def on_file_of_run(diagnostic: Diagnostic, in_run: set[str], unit_path: str) -> Diagnostic:
+    """A parse error in a header outside the run is reported where the unit's file includes it (the header's place
+    goes to the related locations); a file outside the given paths never gets a finding of its own."""
+    if path_key(diagnostic.span.path) in in_run:
+        return diagnostic
+    sites = [related.span for related in diagnostic.related if path_key(related.span.path) in in_run]
+    header = diagnostic.span
+    where = f"{display_path(header.path)}:{header.line}" if header.line else display_path(header.path)
+    return replace(
+        diagnostic,
+        message=f"in {where} (included here): {diagnostic.message}",
+        span=sites[0] if sites else Span(unit_path),
+        related=(Related(header, "the error"),),
+        fingerprint_text=f"{os.path.basename(header.path)}: {diagnostic.fingerprint_text}",
+    )
+
+
+def tree_builds(config: Config, settings: RunSettings) -> Any:
+    """What reads the defines of the tree's own build files for this run (None when they are turned off)."""
+    if not config.cmake_defines or settings.no_cmake_defines:
+        return None
+    from hexlint.cmake import TreeBuilds
+
+    return TreeBuilds(settings.arch or config.arch or "v73", (*settings.defines, *config.defines))
+
+
+def taken_build_defines(builds: Any) -> Iterator[str]:
+    """One line per define taken from a tree's build files, then one per thing their reader left out."""
+    if builds is None:
+        return
+    for build in builds.builds.values():
+        for directory, own, targets in build.directories:
+            shown = display_path(directory)
+            seen: dict[str, None] = {}
+            for define in [*own, *(define for _, defines in targets for define in defines)]:
+                if define.name in builds.overridden:
+                    continue
+                target = f", target {define.target}" if define.target else ""
+                line = f"{shown}: {define.flag} (from {display_path(define.path)}:{define.line}{target})"
+                seen.setdefault(line)
+            yield from seen
+        for note in build.notes:
+            yield f"build files: {note}"
+
+
 def stdin_unsaved(settings: RunSettings) -> tuple[tuple[str, bytes], ...]:
     """The stdin text under its file's absolute path, for libclang to read instead of the disk."""
     if settings.stdin is None or settings.stdin_filename is None:
@@ -319,6 +368,7 @@ def _parse_all(
     settings: RunSettings,
     parse_settings: Any,
     optional: frozenset[str] = frozenset(),
+    builds: Any = None,
 ) -> list[Any]:
     """Parse files in parallel threads with deep stacks: libclang releases the GIL while it parses (cursors cannot
     cross processes).
@@ -328,11 +378,15 @@ def _parse_all(
 
     def parse(path: str) -> Any:
         role = role_for(path, config, settings)
+        unit_settings = parse_settings
+        taken = builds.defines_for(path, tree_root_for(path)) if builds is not None else ()
+        if taken:
+            unit_settings = replace(parse_settings, build_defines=tuple(define.flag for define in taken))
         if not _utf8_name(path):
             # libclang takes file names as UTF-8: it cannot open this file at all. The text rules still read it.
             return None if path_key(path) in optional else ParsedUnit(path, role, None, [_unopenable(path)])
         try:
-            return parse_unit(path, role, parse_settings)
+            return parse_unit(path, role, unit_settings)
         except ParseInputError as error:
             if path_key(path) in optional:
                 return None
@@ -436,6 +490,7 @@ def run_source_rules(
     context: Sequence[str] = (),
     built_libraries: Sequence[Any] = (),
     notes: list[str] | None = None,
+    builds: Any = None,
 ) -> list[Diagnostic]:
     """Parse the TUs (and headers no TU includes), build one Project, run every source rule on it.
 
@@ -455,15 +510,15 @@ def run_source_rules(
     context_tus = [path for path in context if is_translation_unit(path)]
     in_context = frozenset(path_key(path) for path in context_tus)
     # One pool for both, so the context parses in parallel with the run's own files.
-    parsed = _parse_all([*run_tus, *context_tus], config, settings, parse_settings, optional=in_context)
+    parsed = _parse_all([*run_tus, *context_tus], config, settings, parse_settings, optional=in_context, builds=builds)
     units = [unit for unit in parsed if path_key(unit.path) not in in_context]
     context_units = [unit for unit in parsed if path_key(unit.path) in in_context]
     project_files = [*sources, *context]
     included = {header for unit in parsed for header in project_headers_included(unit, sources)}
     lone_headers = [path for path in sources if not is_translation_unit(path) and path_key(path) not in included]
-    units += _parse_all(lone_headers, config, settings, parse_settings)
+    units += _parse_all(lone_headers, config, settings, parse_settings, builds=builds)
     in_run = {path_key(path) for path in sources}
-    found = [diagnostic for unit in units for diagnostic in unit.diagnostics]
+    found = [on_file_of_run(diagnostic, in_run, unit.path) for unit in units for diagnostic in unit.diagnostics]
     # A header of the run that only context files include is parsed through them: its own errors are the run's.
     found += [
         diagnostic
@@ -630,6 +685,7 @@ class _Pass:
     files_checked: int = 0
     context_files: int = 0
     notes: tuple[str, ...] = ()
+    build_defines: tuple[str, ...] = ()
 
 
 def one_per_place(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
@@ -685,7 +741,8 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
     )
     context = context_sources(source_paths, rules, config, settings) if source_paths else []
     notes: list[str] = []
-    raw += run_source_rules(source_paths, rules, options, config, settings, context, library_facts, notes)
+    builds = tree_builds(config, settings)
+    raw += run_source_rules(source_paths, rules, options, config, settings, context, library_facts, notes, builds)
     raw += binary_diagnostics
 
     enabled_codes = frozenset(rule.code for rule in rules)
@@ -738,6 +795,7 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
         files_checked=len(source_paths) + len(binary_paths),
         context_files=len(context),
         notes=tuple(dict.fromkeys(notes)),
+        build_defines=tuple(taken_build_defines(builds)),
     )
     return outcome, rules
 
@@ -745,12 +803,16 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
 # ---------------------------------------------------------------- fixes
 
 
-def safe_fixes_by_path(diagnostics: Iterable[Diagnostic]) -> dict[str, list[Fix]]:
-    """Safe fixes grouped by the real path of the file their edits touch."""
+def fixes_by_path(diagnostics: Iterable[Diagnostic], unsafe: bool = False) -> dict[str, list[Fix]]:
+    """Safe fixes (and with `unsafe` the unsafe ones too) grouped by the real path of the file their edits touch.
+    Safe ones come first, so where a safe and an unsafe fix overlap, the safe one is applied."""
     grouped: dict[str, list[Fix]] = {}
-    for diagnostic in diagnostics:
+    chosen = [diagnostic for diagnostic in diagnostics if diagnostic.fix is not None and diagnostic.fix.safe]
+    if unsafe:
+        chosen += [diagnostic for diagnostic in diagnostics if diagnostic.fix is not None and not diagnostic.fix.safe]
+    for diagnostic in chosen:
         fix = diagnostic.fix
-        if fix is None or not fix.safe or not fix.edits:
+        if fix is None or not fix.edits:
             continue
         for path in {path_key(edit.path) for edit in fix.edits}:
             grouped.setdefault(path, []).append(fix)
@@ -770,13 +832,13 @@ def _edits_for(fixes: Sequence[Fix], real_path: str) -> list[Fix]:
 
 
 def fixed_contents(
-    diagnostics: Iterable[Diagnostic], cache: Callable[[str], bytes | None]
+    diagnostics: Iterable[Diagnostic], cache: Callable[[str], bytes | None], unsafe: bool = False
 ) -> dict[str, tuple[bytes, bytes, int]]:
-    """real path -> (old bytes, new bytes, fixes applied) for every file a safe fix changes."""
+    """real path -> (old bytes, new bytes, fixes applied) for every file a fix changes (safe ones; unsafe too)."""
     from hexlint.fixer import apply_edits, plan_fixes
 
     changed: dict[str, tuple[bytes, bytes, int]] = {}
-    for real_path, fixes in safe_fixes_by_path(diagnostics).items():
+    for real_path, fixes in fixes_by_path(diagnostics, unsafe).items():
         old = cache(real_path)
         if old is None:
             continue
@@ -805,7 +867,7 @@ def _lint(paths: Sequence[str], config: Config, settings: RunSettings) -> LintRe
 
     if settings.diff:
         cache = _FileCache(outcome.sources)
-        changes = fixed_contents(outcome.diagnostics, cache.read)
+        changes = fixed_contents(outcome.diagnostics, cache.read, settings.unsafe_fixes)
         diff = "".join(unified_diff(display_path(path), old, new) for path, (old, new, _) in sorted(changes.items()))
         fixed = sum(count for _, _, count in changes.values())
         return _result(outcome, rules, fixed=fixed, diff=diff, changed=tuple(display_path(p) for p in sorted(changes)))
@@ -813,7 +875,7 @@ def _lint(paths: Sequence[str], config: Config, settings: RunSettings) -> LintRe
     fixed = 0
     changed_files: set[str] = set()
     for _ in range(MAX_FIX_PASSES):
-        changes = fixed_contents(outcome.diagnostics, _FileCache(outcome.sources).read)
+        changes = fixed_contents(outcome.diagnostics, _FileCache(outcome.sources).read, settings.unsafe_fixes)
         if not changes:
             break
         read_only = [path for path in sorted(changes) if not settings.fix_read_only and is_read_only(path)]
@@ -851,6 +913,7 @@ def _result(
         changed_files=changed,
         context_files=outcome.context_files,
         notes=outcome.notes,
+        build_defines=outcome.build_defines,
     )
 
 

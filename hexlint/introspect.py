@@ -7,8 +7,10 @@ cross-file rule is on, the rest of the tree it would parse as context.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
+from hexlint.cmake import CMAKE_LISTS
 from hexlint.config import Config, option_key
 from hexlint.engine import (
     DEFAULT_CONTEXT,
@@ -41,8 +43,9 @@ def _source(config: Config, key: str, from_cli: bool) -> str:
     return config.path if in_file and config.path is not None else DEFAULT
 
 
-def resolved_settings(config: Config, settings: RunSettings) -> list[tuple[str, Any, str]]:
-    """(key, value, where it came from) for every configuration key, then every option of the enabled rules."""
+def resolved_settings(config: Config, settings: RunSettings, paths: Sequence[str] = ()) -> list[tuple[str, Any, str]]:
+    """(key, value, where it came from) for every configuration key, the defines the build files of the PATHS'
+    trees give, then every option of the enabled rules."""
     select, ignore = selectors_in_effect(config, settings)
     compile_commands = settings.compile_commands or config.compile_commands
     rows: list[tuple[str, Any, str]] = [
@@ -62,6 +65,11 @@ def resolved_settings(config: Config, settings: RunSettings) -> list[tuple[str, 
             _source(config, "include-dirs", bool(settings.include_dirs)),
         ),
         ("defines", [*settings.defines, *config.defines], _source(config, "defines", bool(settings.defines))),
+        (
+            "cmake-defines",
+            config.cmake_defines and not settings.no_cmake_defines,
+            _source(config, "cmake-defines", settings.no_cmake_defines),
+        ),
         ("arch", settings.arch or config.arch or "v73", _source(config, "arch", bool(settings.arch))),
         ("compile-commands", compile_commands, _source(config, "compile-commands", bool(settings.compile_commands))),
         (
@@ -75,12 +83,43 @@ def resolved_settings(config: Config, settings: RunSettings) -> list[tuple[str, 
             _source(config, "project-root", bool(settings.project_root)),
         ),
     ]
+    rows += build_define_rows(config, settings, paths)
     for rule in enabled_rules(config, settings):
         overrides = config.rule_options.get(rule.code, {})
         for name, default in rule.options.items():
             key = f"rules.{rule.code}.{option_key(name)}"
             rows.append((key, overrides.get(name, default), _source(config, key, False)))
     return rows
+
+
+def build_define_rows(config: Config, settings: RunSettings, paths: Sequence[str]) -> list[tuple[str, Any, str]]:
+    """`build-defines."DIR"` = the defines taken for the files under DIR, from the CMakeLists.txt files read."""
+    from hexlint.engine import forget_real_paths, taken_build_defines, tree_builds, tree_root_for
+
+    builds = tree_builds(config, settings)
+    if builds is None or settings.stdin_filename is not None:
+        return []
+    forget_real_paths()
+    try:
+        sources, _ = collect_files(paths, config)
+        for root in dict.fromkeys(tree_root_for(path) for path in sources):
+            if root is not None:
+                builds.defines_for(os.path.join(root, CMAKE_LISTS), root)
+        by_directory: dict[str, list[str]] = {}
+        origins: dict[str, list[str]] = {}
+        for line in taken_build_defines(builds):
+            if line.startswith("build files: "):
+                continue
+            directory, _, rest = line.partition(": ")
+            flag, _, origin = rest.partition(" (from ")
+            by_directory.setdefault(directory, []).append(flag)
+            origins.setdefault(directory, []).append(origin.rstrip(")").split(":")[0])
+        return [
+            (f'build-defines."{directory}"', flags, ", ".join(dict.fromkeys(origins[directory])))
+            for directory, flags in by_directory.items()
+        ]
+    finally:
+        forget_real_paths()
 
 
 def _toml(value: Any) -> str:
@@ -91,8 +130,8 @@ def _toml(value: Any) -> str:
     return "{}" if value == {} else toml_value(value)
 
 
-def show_settings(config: Config, settings: RunSettings, as_json: bool = False) -> str:
-    rows = resolved_settings(config, settings)
+def show_settings(config: Config, settings: RunSettings, as_json: bool = False, paths: Sequence[str] = ()) -> str:
+    rows = resolved_settings(config, settings, paths)
     rules = [rule.code for rule in enabled_rules(config, settings)]
     if as_json:
         from hexlint.report import dump_json

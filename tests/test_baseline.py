@@ -144,3 +144,16 @@ def test_count_matches_the_file_unparsed(tmp_path: Path, monkeypatch: pytest.Mon
     assert recorded == count
     assert len(json.loads(target.read_text(encoding="utf-8"))["findings"]) == count
     assert len(load_baseline(target)) == count
+
+
+def test_a_macro_that_gains_a_misaligned_line_escapes_the_baseline(tmp_path: Path, monkeypatch, hexlint_cli) -> None:
+    monkeypatch.chdir(tmp_path)
+    lines = ["#define F(x)       \\", "    (x) +          \\", "    (x) -     \\", "    (x) *          \\", "    1", ""]
+    Path("m.c").write_text("\n".join(lines))
+    assert hexlint_cli("--select", "HX110", "--write-baseline", "baseline.json", "m.c").status == 0
+    Path("m.c").write_text("int moved_down;\n" + "\n".join(lines))  # an unrelated edit above: still hidden
+    assert hexlint_cli("--select", "HX110", "--baseline", "baseline.json", "m.c").status == 0
+    lines[3] = "    (x) *    \\"  # a second line out of the macro's column
+    Path("m.c").write_text("int moved_down;\n" + "\n".join(lines))
+    worse = hexlint_cli("--select", "HX110", "--baseline", "baseline.json", "m.c")
+    assert worse.status == 1 and "(lines 4, 5 out of the common column 20)" in worse.stdout

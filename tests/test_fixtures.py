@@ -113,15 +113,15 @@ def case_config(case: Case) -> Config:
     return load_config_file(local) if local is not None and local.is_file() else Config()
 
 
-def case_settings(case: Case, codes: set[str], fix: bool = False) -> RunSettings:
+def case_settings(case: Case, codes: set[str], fix: bool = False, unsafe: bool = False) -> RunSettings:
     kernel_globs = ("*.c",) if case.path.is_file() and case.path.suffix == ".c" else ()
-    return RunSettings(select=tuple(sorted(codes)), kernel_globs=kernel_globs, jobs=1, fix=fix)
+    return RunSettings(select=tuple(sorted(codes)), kernel_globs=kernel_globs, jobs=1, fix=fix, unsafe_fixes=unsafe)
 
 
-def run_case(case: Case, files: list[Path], root: Path, fix: bool = False) -> Counter[Finding]:
+def run_case(case: Case, files: list[Path], root: Path, fix: bool = False, unsafe: bool = False) -> Counter[Finding]:
     expected = expectations(case)
     codes = {case.rule, *(code for _, _, code in expected), *directive_codes(case)}
-    result = lint([str(path) for path in files], case_config(case), case_settings(case, codes, fix))
+    result = lint([str(path) for path in files], case_config(case), case_settings(case, codes, fix, unsafe))
     actual: Counter[Finding] = Counter()
     for diagnostic in result.diagnostics:
         path = Path(diagnostic.span.path).resolve()
@@ -155,13 +155,39 @@ def test_fixture_findings_match_expectations(case: Case) -> None:
     )
 
 
-def fixed_twin(path: Path) -> Path | None:
+def fixed_twin(path: Path, kind: str = "fixed") -> Path | None:
+    """NAME.fixed.EXT: the file after --fix; NAME.unsafe.fixed.EXT: after --fix --unsafe-fixes."""
     stem, _, suffix = path.name.partition(".")
-    twin = path.with_name(f"{stem}.fixed.{suffix}")
+    twin = path.with_name(f"{stem}.{kind}.{suffix}")
     return twin if twin.is_file() else None
 
 
 FIX_CASES = [case for case in CASES if any(fixed_twin(path) for path in case_files(case))]
+UNSAFE_FIX_CASES = [case for case in CASES if any(fixed_twin(path, "unsafe.fixed") for path in case_files(case))]
+
+
+def copy_case(case: Case, tmp_path: Path) -> tuple[Path, list[Path]]:
+    copy_root = tmp_path / case.root.name
+    if case.path.is_dir():
+        shutil.copytree(case.path, copy_root)
+        return copy_root, [copy_root / path.relative_to(case.path) for path in case_files(case)]
+    copy_root.mkdir()
+    shutil.copy2(case.path, copy_root / case.path.name)
+    return copy_root, [copy_root / case.path.name]
+
+
+@pytest.mark.parametrize("case", UNSAFE_FIX_CASES, ids=[case.id for case in UNSAFE_FIX_CASES])
+def test_fixture_unsafe_fixes_match_their_twin_parse_and_are_idempotent(case: Case, tmp_path: Path) -> None:
+    copy_root, copied = copy_case(case, tmp_path)
+    copied_case = Case(case.rule, copy_root if case.path.is_dir() else copied[0])
+    run_case(copied_case, copied, copy_root, fix=True, unsafe=True)
+    for original, fixed in zip(case_files(case), copied, strict=True):
+        twin = fixed_twin(original, "unsafe.fixed") or fixed_twin(original) or original
+        assert fixed.read_bytes() == twin.read_bytes(), f"{case.id}: {original.name} after the unsafe fixes"
+    once = [path.read_bytes() for path in copied]
+    left = run_case(copied_case, copied, copy_root, fix=True, unsafe=True)
+    assert [path.read_bytes() for path in copied] == once, "fixing twice changed the files again"
+    assert not [finding for finding in left if finding[2] == "HX002"], "the fixed files do not parse"
 
 
 @pytest.mark.parametrize("case", FIX_CASES, ids=[case.id for case in FIX_CASES])

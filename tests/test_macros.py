@@ -66,17 +66,26 @@ def expectations(path: Path) -> Counter[tuple[int, str]]:
     return found
 
 
-def lint(path: str, data: bytes, codes: set[str]) -> list[Diagnostic]:
+# Upstream's script realigns a whole macro to its longest line + pad; hexlint's default moves only the lines out of
+# the macro's own column.
+WHOLE_MACRO = {"HX110": {"realign": "whole-macro"}}
+
+
+def lint(path: str, data: bytes, codes: set[str], overrides: dict | None = None) -> list[Diagnostic]:
     source = Source(path, data)
-    return [diagnostic for code in sorted(codes) for diagnostic in CHECKS[code](source, rule_options(code))]
+    return [
+        diagnostic
+        for code in sorted(codes)
+        for diagnostic in CHECKS[code](source, {**rule_options(code), **(overrides or {}).get(code, {})})
+    ]
 
 
 def codes_for(case: Path) -> set[str]:
     return {case.parent.name} | {code for _, code in expectations(case)}
 
 
-def safe_fixed(path: str, data: bytes, codes: set[str]) -> bytes:
-    diagnostics = lint(path, data, codes)
+def safe_fixed(path: str, data: bytes, codes: set[str], overrides: dict | None = None) -> bytes:
+    diagnostics = lint(path, data, codes, overrides)
     return apply_fixes(data, [d.fix for d in diagnostics if d.fix is not None and d.fix.safe])
 
 
@@ -125,6 +134,18 @@ def test_fixture_fix_matches_fixed_file(case: Path) -> None:
         return
     assert fixed_file.exists(), f"{fixed_file.name} is missing"
     assert fixed == fixed_file.read_bytes()
+
+
+@pytest.mark.parametrize(
+    "case", [case for case in fixture_cases() if case.parent.name == "HX110"], ids=lambda case: case.name
+)
+def test_whole_macro_realignment_matches_its_twin(case: Path) -> None:
+    """`realign = "whole-macro"` gives NAME.whole-macro.fixed.c, or NAME.fixed.c where both modes agree."""
+    whole = case.with_name(case.name[: -len(".c")] + ".whole-macro.fixed.c")
+    expected = whole if whole.exists() else case.with_name(case.name[: -len(".c")] + ".fixed.c")
+    fixed = safe_fixed(str(case), case.read_bytes(), codes_for(case), WHOLE_MACRO)
+    assert fixed == (expected.read_bytes() if expectations(case) else case.read_bytes())
+    assert safe_fixed(str(case), fixed, codes_for(case), WHOLE_MACRO) == fixed
 
 
 @pytest.mark.parametrize("case", fixture_cases(), ids=lambda case: f"{case.parent.name}/{case.name}")
@@ -216,8 +237,8 @@ def macro_text(*lines: str, ending: str = "\n") -> bytes:
 
 def test_column_is_longest_line_plus_pad_and_final_line_counts() -> None:
     data = macro_text("#define F(x) \\", "    (x) + \\", "    (x) * 1000000000")
-    (diagnostic,) = lint("f.c", data, {"HX110"})
-    assert "align them to column 22" in diagnostic.message
+    (diagnostic,) = lint("f.c", data, {"HX110"}, WHOLE_MACRO)
+    assert "realign the macro to column 22" in diagnostic.message
     fixed = apply_fixes(data, [diagnostic.fix])
     assert fixed == macro_text("#define F(x)         \\", "    (x) +            \\", "    (x) * 1000000000")
 
@@ -246,8 +267,36 @@ def test_modes_pad_and_target_column_follow_the_upstream_script(options: dict, c
         "    (x) +" + " " * 10 + "\\",
         "    (x) +",
     ]
-    diagnostic = next(hx110_macro_backslash_misaligned.check(Source("f.c", macro_text(*lines)), options))
+    whole_macro = {**options, "realign": "whole-macro"}
+    diagnostic = next(hx110_macro_backslash_misaligned.check(Source("f.c", macro_text(*lines)), whole_macro))
     assert f"to column {column}." in diagnostic.message
+    # By default only line 1 moves, to the column the other two share.
+    (only_moved,) = next(hx110_macro_backslash_misaligned.check(Source("f.c", macro_text(*lines)), options)).fix.edits
+    assert only_moved.start == len("#define F(x)")
+
+
+def test_only_the_misaligned_lines_move_to_the_macros_own_column() -> None:
+    lines = ["#define F(x)       \\", "    (x) +          \\", "    (x) +     \\", "    (x) +          \\", "    1"]
+    (diagnostic,) = lint("f.c", macro_text(*lines), {"HX110"})
+    assert "(line 3 out of the common column 20); move them to column 20" in diagnostic.message
+    assert [(related.span.line, related.span.column) for related in diagnostic.related] == [(3, 15)]
+    fixed = apply_fixes(macro_text(*lines), [diagnostic.fix])
+    assert fixed == macro_text(*lines[:2], "    (x) +          \\", *lines[3:])
+    # A misaligned line too long for the macro's column: the others go to the existing column that fits.
+    long = [*lines[:2], "    (x) + (x) + (x) + (x) \\", *lines[3:]]
+    (diagnostic,) = lint("f.c", macro_text(*long), {"HX110"})
+    assert "they do not fit there: move the other lines to column 27" in diagnostic.message
+    assert len(diagnostic.fix.edits) == 3
+
+
+def test_one_more_misaligned_line_is_a_new_finding_for_a_baseline() -> None:
+    lines = ["#define F(x)       \\", "    (x) +          \\", "    (x) -     \\", "    (x) *          \\", "    1"]
+    (before,) = lint("f.c", macro_text(*lines), {"HX110"})
+    worse = [*lines[:3], "    (x) *    \\", lines[4]]
+    (after,) = lint("f.c", macro_text(*worse), {"HX110"})
+    assert before.fingerprint_text != after.fingerprint_text
+    assert [related.span.line for related in after.related] == [3, 4]
+    assert "(lines 3, 4 out of the common column 20)" in after.message
 
 
 @pytest.mark.parametrize(
@@ -307,7 +356,8 @@ def test_diagnostic_points_at_the_define_and_fingerprints_without_the_backslash_
     data = macro_text("#define F(x) \\", "    (x) +      \\", "    1")
     (diagnostic,) = lint("f.c", data, {"HX110"})
     assert (diagnostic.span.line, diagnostic.span.column, diagnostic.span.end_line) == (1, 14, 3)
-    assert diagnostic.fingerprint_text == "#define F(x)"
+    # The #define, then the line out of column (a tie goes to the larger column, so line 1 moves).
+    assert diagnostic.fingerprint_text == "#define F(x) | #define F(x)"
     assert diagnostic.name == "macro-backslash-misaligned"
 
 
@@ -417,7 +467,7 @@ def test_fix_equals_the_upstream_script_on_compatible_fixtures(name: str, tmp_pa
     case = FIXTURES / "HX110" / name
     copy = tmp_path / name
     shutil.copy(case, copy)
-    assert safe_fixed(name, case.read_bytes(), {"HX110", "HX111"}) == script_fix(script, copy)
+    assert safe_fixed(name, case.read_bytes(), {"HX110", "HX111"}, WHOLE_MACRO) == script_fix(script, copy)
 
 
 @pytest.mark.parametrize("name", SCRIPT_COMPATIBLE)
@@ -440,7 +490,7 @@ def test_fix_equals_the_upstream_script_on_the_upstream_tree(tmp_path: Path) -> 
     for path in files:
         copy = tmp_path / "copy.c"
         shutil.copy(path, copy)
-        if safe_fixed(str(path), path.read_bytes(), {"HX110", "HX111"}) != script_fix(script, copy):
+        if safe_fixed(str(path), path.read_bytes(), {"HX110", "HX111"}, WHOLE_MACRO) != script_fix(script, copy):
             different.append(str(path))
     assert different == []
 
@@ -449,7 +499,7 @@ def script_and_hexlint(tmp_path: Path, name: str, data: bytes) -> tuple[bytes, b
     script = upstream_script()
     copy = tmp_path / name
     copy.write_bytes(data)
-    return script_fix(script, copy), safe_fixed(name, data, {"HX110", "HX111"})
+    return script_fix(script, copy), safe_fixed(name, data, {"HX110", "HX111"}, WHOLE_MACRO)
 
 
 def fixture_bytes(relative: str) -> bytes:
@@ -559,7 +609,7 @@ def test_random_files_fix_exactly_as_the_upstream_script(data: bytes) -> None:
         copy = Path(directory) / "random.c"
         copy.write_bytes(data)
         theirs = script_fix(script, copy)
-    assert safe_fixed("random.c", data, {"HX110", "HX111"}) == theirs
+    assert safe_fixed("random.c", data, {"HX110", "HX111"}, WHOLE_MACRO) == theirs
     assert lint("random.c", theirs, {"HX110", "HX111"}) == []
 
 

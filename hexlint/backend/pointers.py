@@ -155,16 +155,17 @@ def _null_tested(condition: Node) -> Iterator[Node]:
             yield from _null_tested(operands[1])
         elif operator in ("==", "!="):
             left, right = operands
-            if _is_null_constant(right):
+            if is_null_constant(right):
                 yield left.unwrapped()
-            elif _is_null_constant(left):
+            elif is_null_constant(left):
                 yield right.unwrapped()
         return
     if node.type_kind == "POINTER":
         yield node
 
 
-def _is_null_constant(node: Node) -> bool:
+def is_null_constant(node: Node) -> bool:
+    """`NULL`, `0`, `nullptr`, `__null`, through casts and parentheses."""
     inner = node.unwrapped()
     if inner.kind in ("CXX_NULL_PTR_LITERAL_EXPR", "GNU_NULL_EXPR"):
         return True
@@ -414,7 +415,7 @@ def _initializer(declaration: Node) -> Node | None:
 
 def _contains_call_or_choice(node: Node) -> bool:
     """Calls (allocations, lookups) and `cond ? p : NULL` choices may yield NULL; so may a plain NULL initialiser."""
-    if _is_null_constant(node):
+    if is_null_constant(node):
         return True
     return any(inner.kind in ("CALL_EXPR", "CONDITIONAL_OPERATOR") for inner in node.walk())
 

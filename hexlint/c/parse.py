@@ -18,7 +18,7 @@ from pathlib import Path, PurePath
 import clang.cindex as cindex
 
 from hexlint.c.idl import generated_include_dir
-from hexlint.core import Diagnostic, Span
+from hexlint.core import Diagnostic, Related, Span
 
 KERNEL = "kernel"
 HOST = "host"
@@ -69,6 +69,9 @@ class ParseSettings:
     arch: str = "v73"
     include_dirs: tuple[str, ...] = ()
     defines: tuple[str, ...] = ()
+    # The defines the tree's own build files give this file (hexlint/cmake.py); left out when compile_commands
+    # records the file's real command. They come before `defines`, which the configuration and -D override with.
+    build_defines: tuple[str, ...] = ()
     compile_commands: str | None = None
     sdk_root: str | None = None
     # Appended to the clang arguments as given (like clang-tidy's --extra-arg), e.g. "-nostdinc++" or "-DNDEBUG".
@@ -222,7 +225,7 @@ def arguments_for(path: str, role: str, settings: ParseSettings) -> list[str]:
         includes += [f"-I{directory}" for directory in tree_dirs]
     else:
         includes += recorded
-    defines = [f"-D{define}" for define in settings.defines]
+    defines = [f"-D{define}" for define in (*(settings.build_defines if recorded is None else ()), *settings.defines)]
     sdk = sdk_include_dirs(settings.sdk_root) if settings.sdk_root else []
     # The stand-ins are searched after the tree's own dirs and the SDK's, so real headers always win.
     sdk_and_stubs = [flag for directory in sdk for flag in ("-isystem", directory)]
@@ -386,6 +389,7 @@ def parse_errors(translation_unit: cindex.TranslationUnit, path: str) -> Iterabl
     """One HX002 per missing header, and one naming the first other error (with the count of the rest)."""
     missing_headers: set[str] = set()
     other_errors = []
+    include_sites = _IncludeSites(translation_unit, path)
     for diagnostic in translation_unit.diagnostics:
         if diagnostic.severity < cindex.Diagnostic.Error:
             continue
@@ -395,27 +399,66 @@ def parse_errors(translation_unit: cindex.TranslationUnit, path: str) -> Iterabl
             if header not in missing_headers:
                 missing_headers.add(header)
                 message = f"header '{header}' not found; add its directory to include-dirs or --include-dir"
-                yield _diagnostic_at(diagnostic, path, message)
+                yield _diagnostic_at(diagnostic, path, message, include_sites)
         else:
             other_errors.append(diagnostic)
     if other_errors:
         first = other_errors[0]
         more = f" (and {len(other_errors) - 1} more errors)" if len(other_errors) > 1 else ""
         message = _safe_text(lambda: first.spelling)
-        yield _diagnostic_at(first, path, f"clang error: {message}{more}")
+        yield _diagnostic_at(first, path, f"clang error: {message}{more}", include_sites)
 
 
-def _diagnostic_at(diagnostic: cindex.Diagnostic, path: str, message: str) -> Diagnostic:
+class _IncludeSites:
+    """Where the main file includes the header an error is in (directly, or through other headers): so an error
+    in a header outside the run can be reported on the file of the run that reaches it."""
+
+    def __init__(self, translation_unit: cindex.TranslationUnit, path: str) -> None:
+        self.translation_unit = translation_unit
+        self.path = path
+        self.includer: dict[str, tuple[str, int, int]] | None = None
+
+    def site(self, header: str) -> tuple[int, int] | None:
+        if self.includer is None:
+            self.includer = {}
+            for inclusion in self.translation_unit.get_includes():
+                if inclusion.source is None or inclusion.include is None:
+                    continue  # a -include of the command line: no #include line to point at
+                included = os.path.realpath(_safe_text(lambda i=inclusion: i.include.name))
+                source = _safe_text(lambda i=inclusion: i.source.name)
+                self.includer.setdefault(included, (source, inclusion.location.line, inclusion.location.column))
+        main = os.path.realpath(self.path)
+        current, seen = os.path.realpath(header), set()
+        while current in self.includer and current not in seen:
+            seen.add(current)
+            source, line, column = self.includer[current]
+            if os.path.realpath(source) == main:
+                return line, column
+            current = os.path.realpath(source)
+        return None
+
+
+def _diagnostic_at(
+    diagnostic: cindex.Diagnostic, path: str, message: str, include_sites: _IncludeSites | None = None
+) -> Diagnostic:
     location = diagnostic.location
-    file_name = _safe_text(lambda: location.file.name) if location.file else path
-    return _parse_error(file_name or path, location.line or None, location.column or None, message)
+    file_name = (_safe_text(lambda: location.file.name) if location.file else path) or path
+    related: tuple[Related, ...] = ()
+    if include_sites is not None and os.path.realpath(file_name) != os.path.realpath(path):
+        site = include_sites.site(file_name)
+        if site is not None:
+            related = (Related(Span(path=path, line=site[0], column=site[1]), "included from here"),)
+    return _parse_error(file_name, location.line or None, location.column or None, message, related)
 
 
-def _parse_error(path: str, line: int | None, column: int | None, message: str) -> Diagnostic:
+def _parse_error(
+    path: str, line: int | None, column: int | None, message: str, related: tuple[Related, ...] = ()
+) -> Diagnostic:
     # Imported here: the registry imports the checks, which import this module.
     from hexlint.registry import diagnostic
 
-    return diagnostic("HX002", message, Span(path=path, line=line, column=column), fingerprint_text=message)
+    span = Span(path=path, line=line, column=column)
+    return diagnostic("HX002", message, span, related=related, fingerprint_text=message)
 
 
 def _safe_text(read) -> str:

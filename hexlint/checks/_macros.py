@@ -58,6 +58,11 @@ _IDENTIFIER_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuv
 _WHITESPACE_BYTES = b" \t\f\v\r\n"
 _WHITESPACE = frozenset(_WHITESPACE_BYTES)
 _ALIGNMENT_MODES = ("min", "max", "majority")
+# What HX110's fix moves: only the lines out of the macro's own column (when they fit there), or every line to the
+# column the upstream script computes (longest line + pad).
+REALIGN_MISALIGNED_LINES = "misaligned-lines"
+REALIGN_WHOLE_MACRO = "whole-macro"
+_REALIGN_MODES = (REALIGN_MISALIGNED_LINES, REALIGN_WHOLE_MACRO)
 _QUICK_TEST_LIMIT = 64
 
 
@@ -69,6 +74,7 @@ class AlignmentOptions:
     mode: str = "min"
     target_column: int = 0  # 0: none
     tab_width: int = 8
+    realign: str = REALIGN_MISALIGNED_LINES
 
     @staticmethod
     def from_mapping(options: Mapping[str, Any]) -> AlignmentOptions:
@@ -77,6 +83,7 @@ class AlignmentOptions:
             options.get("mode", "min"),
             options.get("target_column", 0),
             options.get("tab_width", 8),
+            options.get("realign", REALIGN_MISALIGNED_LINES),
         )
         try:
             return _validated_options(*values)  # the checks ask once per file, always with the run's options
@@ -86,14 +93,16 @@ class AlignmentOptions:
 
 # typed: True and 1 are different keys, so a bool is rejected however often it is asked for.
 @functools.lru_cache(maxsize=64, typed=True)
-def _validated_options(pad: Any, mode: Any, target_column: Any, tab_width: Any) -> AlignmentOptions:
-    chosen = AlignmentOptions(pad=pad, mode=mode, target_column=target_column, tab_width=tab_width)
+def _validated_options(pad: Any, mode: Any, target_column: Any, tab_width: Any, realign: Any) -> AlignmentOptions:
+    chosen = AlignmentOptions(pad=pad, mode=mode, target_column=target_column, tab_width=tab_width, realign=realign)
     for name, smallest in (("pad", 2), ("target_column", 0), ("tab_width", 1)):
         value = getattr(chosen, name)
         if not isinstance(value, int) or isinstance(value, bool) or value < smallest:
             raise ValueError(f"option {name!r} must be an integer >= {smallest}, got {value!r}")
     if chosen.mode not in _ALIGNMENT_MODES:
         raise ValueError(f"option 'mode' must be one of {', '.join(_ALIGNMENT_MODES)}, got {chosen.mode!r}")
+    if chosen.realign not in _REALIGN_MODES:
+        raise ValueError(f"option 'realign' must be one of {', '.join(_REALIGN_MODES)}, got {chosen.realign!r}")
     return chosen
 
 
@@ -372,6 +381,35 @@ def target_column(macro: Macro, options: AlignmentOptions) -> int:
     # Most frequent first, ties to the larger column, as the script sorts.
     majority = sorted(counts.items(), key=lambda item: (-item[1], -item[0]))[0][0]
     return max(majority, needed)
+
+
+def existing_column(macro: Macro) -> int | None:
+    """The macro's own column: where most movable backslashes are (ties to the larger column, as the script's
+    majority mode); None without a movable backslash."""
+    columns = Counter(line.backslash_column for line in macro.movable_lines if line.backslash_column is not None)
+    if not columns:
+        return None
+    return sorted(columns.items(), key=lambda item: (-item[1], -item[0]))[0][0]
+
+
+def fitting_column(macro: Macro) -> int | None:
+    """The existing column every movable line fits in, shared by the most backslashes (ties to the larger): where
+    moving the fewest lines aligns the macro. The rightmost existing column always fits, so None only without one."""
+    columns = Counter(line.backslash_column for line in macro.movable_lines if line.backslash_column is not None)
+    for column, _count in sorted(columns.items(), key=lambda item: (-item[1], -item[0])):
+        if all(fits_column(line, column) for line in misaligned_lines(macro, column)):
+            return column
+    return None
+
+
+def misaligned_lines(macro: Macro, column: int) -> tuple[MacroLine, ...]:
+    """The movable continuation lines whose backslash is not in `column`."""
+    return tuple(line for line in macro.movable_lines if line.backslash_column != column)
+
+
+def fits_column(line: MacroLine, column: int) -> bool:
+    """The line's backslash can stand in `column` with at least one space after any content."""
+    return line.content_end == line.start or line.content_width + 2 <= column
 
 
 def is_aligned(macro: Macro) -> bool:

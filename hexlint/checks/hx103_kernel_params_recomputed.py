@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +14,7 @@ from hexlint.backend.kernel_params import FieldAccess, KernelParamsFacts, member
 from hexlint.backend.model import BackendModel
 from hexlint.c.index import UnitIndex, memoized
 from hexlint.c.node import Node
-from hexlint.core import Diagnostic, Related, Span
+from hexlint.core import Diagnostic, Edit, Fix, Related, Span
 from hexlint.registry import diagnostic
 
 CODE = "HX103"
@@ -105,7 +105,8 @@ def _runtime_uses(
         )
         related = [Related(holder.span, f"struct {holder.struct} is read here")]
         related += [Related(_line_span(node, line), f"`{runtime}` is also used here") for line in also[:5]]
-        yield _diagnostic(unit, node, message, tuple(related))
+        fix = _runtime_fix(unit, [use for use, _field, _holder in found], holder, field, runtime)
+        yield _diagnostic(unit, node, message, tuple(related), fix)
 
 
 def _held_by_every_caller(
@@ -170,7 +171,8 @@ def _recomputed_locals(
             )
             field = facts.fields.get((struct, path))
             related = (Related(field.span, f"`{path}` is declared here"),) if field is not None else ()
-            yield _diagnostic(unit, target, message, related)
+            fix = _recomputed_fix(unit, facts, target, value_start, value_end, struct, path, reads)
+            yield _diagnostic(unit, target, message, related, fix)
 
 
 def _assignments_named(unit: UnitIndex, function: Node, names: set[str]) -> Iterator[tuple[str, Node, int, int]]:
@@ -225,6 +227,152 @@ def _line_span(node: Node, line: int) -> Span:
     return Span(node.path, line)
 
 
-def _diagnostic(unit: UnitIndex, node: Node, message: str, related: tuple[Related, ...]) -> Diagnostic:
+def _diagnostic(
+    unit: UnitIndex, node: Node, message: str, related: tuple[Related, ...], fix: Fix | None = None
+) -> Diagnostic:
     fingerprint_text = unit.source_line(node.path, node.line).strip()
-    return diagnostic(CODE, message, node.span(), related=related, fingerprint_text=fingerprint_text)
+    return diagnostic(CODE, message, node.span(), related=related, fix=fix, fingerprint_text=fingerprint_text)
+
+
+# ---------------------------------------------------------------- fixes
+
+_SPACES = re.compile(rb"\s+")
+
+
+def _access_prefix(unit: UnitIndex, read: FieldAccess, at: Node) -> bytes | None:
+    """`kparams->` (or `job->kparams->`) from a read of the struct, when the variable it starts from is declared
+    where `at` can see it: a parameter of the function, or a local of a block holding `at`, declared before it."""
+    data = unit.source_bytes(read.node.path)
+    text = _SPACES.sub(b"", data[read.node.start_offset : read.node.end_offset])
+    path = read.path.encode()
+    if not text.endswith(path) or read.node.is_macro_expansion:
+        return None
+    prefix = text[: -len(path)]
+    if not prefix.endswith((b"->", b".")):
+        return None
+    root = read.node
+    while root.kind != "DECL_REF_EXPR":
+        children = root.children()
+        if not children:
+            return None
+        root = children[0]
+    declaration = root.referenced
+    if declaration is None or declaration.path != at.path or declaration.start_offset >= at.start_offset:
+        return None
+    if declaration.kind == "PARM_DECL":
+        return prefix
+    if declaration.kind != "VAR_DECL":
+        return None
+    statement = unit.parent(declaration)
+    block = unit.parent(statement) if statement is not None else None
+    if block is None or block.kind != "COMPOUND_STMT":
+        return None
+    return prefix if block.start_offset <= at.start_offset < block.end_offset else None
+
+
+def _prefix_for(unit: UnitIndex, reads: Iterable[FieldAccess], struct: str, at: Node) -> bytes | None:
+    for read in reads:
+        if read.struct == struct:
+            prefix = _access_prefix(unit, read, at)
+            if prefix is not None:
+                return prefix
+    return None
+
+
+def _runtime_fix(unit: UnitIndex, uses: list[Node], holder: FieldAccess, field: str, runtime: str) -> Fix | None:
+    """Every use of the runtime value in the function becomes the kparams field. Unsafe: the host's number and the
+    runtime's are not provably equal (the host plans for the threads it expects; that is the point of the rule)."""
+    if any(use.is_macro_expansion for use in uses) or holder.function != unit.enclosing_function(uses[0]).spelling:
+        return None  # one call down the struct is not in scope: the author passes it along
+    edits = []
+    for use in uses:
+        parent = unit.parent(use)
+        if parent is not None and (
+            (
+                parent.kind == "BINARY_OPERATOR"
+                and parent.binary_operator.endswith("=")
+                and parent.binary_operator not in ("==", "!=", "<=", ">=")
+                and parent.children()[0].start_offset == use.start_offset
+            )
+            or (parent.kind == "UNARY_OPERATOR" and parent.unary_operator in ("&", "++", "--"))
+        ):
+            return None  # written or addressed, not read  # fmt: skip
+        prefix = _access_prefix(unit, holder, use)
+        if prefix is None:
+            return None
+        edits.append(Edit(use.path, use.start_offset, use.end_offset, prefix + field.encode()))
+    title = f"Use `{(prefix + field.encode()).decode()}` instead of `{runtime}`"
+    return Fix(title, tuple(edits), safe=False)
+
+
+def _normalized(text: bytes, replaced: list[tuple[int, int, bytes]], start: int) -> bytes:
+    """`text` (starting at byte `start` of its file) with each (start, end, name) range replaced, spaces dropped."""
+    pieces, position = [], start
+    for begin, end, name in sorted(replaced):
+        pieces += [text[position - start : begin - start], b"@" + name]
+        position = end
+    pieces.append(text[position - start :])
+    return _SPACES.sub(b"", b"".join(pieces))
+
+
+def _provably_equal(
+    unit: UnitIndex, facts: KernelParamsFacts, value_start: int, value_end: int, struct: str, path: str, reads
+) -> bool:
+    """The kernel's expression is made of kparams fields and constants only, and every host write of the field
+    assigns the same expression of the same fields: the field holds exactly the recomputed value."""
+    data = unit.source_bytes(reads[0].node.path)
+    inside = [
+        (read.node.start_offset, read.node.end_offset, read.path.encode())
+        for read in reads
+        if value_start <= read.node.start_offset < value_end and read.struct == struct
+    ]
+    kernel = _normalized(data[value_start:value_end], inside, value_start)
+    if re.search(rb"(?<![@\w.])[A-Za-z_]", re.sub(rb"@[\w.]+", b"", kernel)):
+        return False  # a variable of the kernel's own: its value is not the host's
+    writes = [write for write in facts.host_writes if write.struct == struct and write.path == path]
+    if not writes:
+        return False
+    fields = sorted({field_path for name, field_path in facts.fields if name == struct}, key=len, reverse=True)
+    for write in writes:
+        host = write.node
+        host_bytes = unit.source_bytes(host.path)  # the index reads (and keeps) any file's bytes
+        assigned = _ASSIGNED.match(host_bytes, host.end_offset, host.end_offset + 400)
+        if assigned is None:
+            return False
+        lhs = _SPACES.sub(b"", host_bytes[host.start_offset : host.end_offset])
+        prefix = lhs[: -len(path)] if lhs.endswith(path.encode()) else None
+        if not prefix:
+            return False
+        value = _SPACES.sub(b"", assigned.group(1))
+        for field_path in fields:
+            value = value.replace(prefix + field_path.encode(), b"@" + field_path.encode())
+        if value != kernel:
+            return False
+    return True
+
+
+def _recomputed_fix(
+    unit: UnitIndex,
+    facts: KernelParamsFacts,
+    target: Node,
+    value_start: int,
+    value_end: int,
+    struct: str,
+    path: str,
+    reads: list[FieldAccess],
+) -> Fix | None:
+    """The recomputed value becomes the kparams field: safe when the field provably holds it, else unsafe."""
+    if value_start < 0 or target.is_macro_expansion:
+        return None
+    data = unit.source_bytes(target.path)
+    value = data[value_start:value_end]
+    if b"{" in value or b"\\\n" in value:
+        return None  # an initializer list or a spliced line: left to the author
+    prefix = _prefix_for(unit, reads, struct, target)
+    if prefix is None:
+        return None
+    leading = value[: len(value) - len(value.lstrip())]
+    replacement = leading + prefix + path.encode()
+    safe = _provably_equal(unit, facts, value_start, value_end, struct, path, reads)
+    edit = Edit(target.path, value_start, value_end, replacement)
+    return Fix(f"Read `{(prefix + path.encode()).decode()}` instead", (edit,), safe=safe)

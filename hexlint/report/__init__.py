@@ -93,6 +93,20 @@ def has_safe_fix(diagnostic: Diagnostic) -> bool:
     return diagnostic.fix is not None and diagnostic.fix.safe and bool(diagnostic.fix.edits)
 
 
+def has_unsafe_fix(diagnostic: Diagnostic) -> bool:
+    """A fix that may change what the code does: applied only with --unsafe-fixes."""
+    return diagnostic.fix is not None and not diagnostic.fix.safe and bool(diagnostic.fix.edits)
+
+
+def held_back_note(diagnostics: Sequence[Diagnostic], unsafe_fixes: bool = False) -> str:
+    """` (N unsafe fixes held back: --unsafe-fixes applies them)`, or nothing (ruff's "hidden fixes" hint)."""
+    held = 0 if unsafe_fixes else sum(1 for diagnostic in diagnostics if has_unsafe_fix(diagnostic))
+    if not held:
+        return ""
+    fixes, them = ("fix", "it") if held == 1 else ("fixes", "them")
+    return f" ({held} unsafe {fixes} held back: --unsafe-fixes applies {them})"
+
+
 def sort_key(diagnostic: Diagnostic) -> tuple[str, int, int, int, str]:
     span = diagnostic.span
     return (span.path, span.line or 0, span.column or 0, span.address or 0, diagnostic.code)
@@ -116,20 +130,26 @@ def text_place(span: Span) -> str:
     return f"{span.path}:{span.line}:{span.column or 1}"
 
 
-def summary_line(diagnostics: Sequence[Diagnostic], files_checked: int, fixed: int = 0) -> str:
-    """The one line printed on stderr after a run."""
+def summary_line(
+    diagnostics: Sequence[Diagnostic], files_checked: int, fixed: int = 0, unsafe_fixes: bool = False
+) -> str:
+    """The one line printed on stderr after a run; with `unsafe_fixes` the unsafe fixes count as fixable."""
     fixed_note = f" Fixed {fixed} finding{'s' if fixed != 1 else ''}." if fixed else ""
     if not diagnostics:
         return f"All checks passed: {files_checked} file{'s' if files_checked != 1 else ''} checked.{fixed_note}"
     severities = Counter(diagnostic.severity for diagnostic in diagnostics)
     parts = [_plural(severities[severity], severity.value) for severity in Severity if severities[severity]]
     files = len({diagnostic.span.path for diagnostic in diagnostics})
-    fixable = sum(1 for diagnostic in diagnostics if has_safe_fix(diagnostic))
-    fixable_note = f" {fixable} fixable with --fix." if fixable else ""
+    fixable = sum(
+        1 for diagnostic in diagnostics if has_safe_fix(diagnostic) or (unsafe_fixes and has_unsafe_fix(diagnostic))
+    )
+    flag = "--fix --unsafe-fixes" if unsafe_fixes else "--fix"
+    fixable_note = f" {fixable} fixable with {flag}." if fixable else ""
     count = len(diagnostics)
     return (
         f"Found {count} finding{'s' if count != 1 else ''} ({', '.join(parts)}) in {files} of {files_checked} "
-        f"file{'s' if files_checked != 1 else ''}.{fixable_note}{fixed_note}"
+        f"file{'s' if files_checked != 1 else ''}.{fixable_note}{held_back_note(diagnostics, unsafe_fixes)}"
+        f"{fixed_note}"
     )
 
 
