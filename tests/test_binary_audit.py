@@ -405,3 +405,29 @@ def test_a_switch_in_a_loop_keeps_its_cases_in_the_loop(tmp_path):
     }
     assert cases <= in_loop
     assert not any(loop.irreducible for loop in cfg.loops)
+
+
+# A local array filled element by element through a computed index, then read as one vector: the load has a
+# constant frame offset, but nothing stores there at a constant offset, so it reads an object, not a spill slot.
+ARRAY_READ_AS_A_VECTOR = r"""
+#include <hexagon_types.h>
+#include <hvx_hexagon_protos.h>
+
+void gather_rows(HVX_Vector *out, const float *in, const int *index, int rows) {
+    float row[32] __attribute__((aligned(128)));
+    for (int r = 0; r < rows; r++) {
+        for (int i = 0; i < 32; i++) row[index[i] & 31] = in[r * 32 + i];
+        out[r] = Q6_Vqf32_vmpy_VsfVsf(*(const HVX_Vector *) row, out[r]);
+    }
+}
+"""
+
+
+def test_a_vector_load_of_a_slot_nothing_stores_at_a_constant_offset_is_no_reload(tmp_path):
+    require_toolchain()
+    assert regalloc_loop_remarks(tmp_path, ARRAY_READ_AS_A_VECTOR) == []  # the compiler spills nothing
+    function = audit_image(load_elf(build_library(tmp_path, ARRAY_READ_AS_A_VECTOR))).function("gather_rows")
+    assert function is not None
+    loads = [access for access in function.stack_accesses if access.is_vector and access.slot is not None]
+    assert loads and all(access.buffer_reason == "never stored at a constant offset" for access in loads)
+    assert function.inloop_vector_spills == 0

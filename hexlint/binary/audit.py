@@ -951,6 +951,9 @@ PREDICATED_STORE = "predicated store"
 CALL_ARGUMENT = "call argument"
 
 
+NEVER_STORED = "never stored at a constant offset"
+
+
 def mark_stack_buffers(accesses: list[StackAccess], call_blocks: Sequence[tuple[int, int]] = ()) -> list[StackAccess]:
     """Constant-offset accesses that are a stack buffer's or a call's arguments, not a spill slot's.
 
@@ -961,10 +964,13 @@ def mark_stack_buffers(accesses: list[StackAccess], call_blocks: Sequence[tuple[
     part of a function and a vector spill in another (upstream's glu_swiglu does).
     `call_blocks`: (block start, call packet address) of every call. A store to SP-based slots that nothing in the
     function ever loads, made in the block of a later call, is that call's stack argument (varargs of a logging
-    call): a spill store is always reloaded."""
+    call): a spill store is always reloaded. Conversely a spill reload always reads what a spill store wrote: vector
+    loads from slots that no access of the function stores to at a constant offset read an object written through a
+    pointer (a local float array filled element by element through `rX = setbit(rY,#3)`, then read as one vector)."""
     bases = {access.slot[0] for access in accesses if access.is_predicated and access.is_store and access.slot}
     if call_blocks:
         bases.add("r29")
+    bases.update(access.slot[0] for access in accesses if access.is_vector and not access.is_store and access.slot)
     if not bases:
         return accesses  # neither reason can hold for any cluster: no need to cluster
     slots = [access.slot for access in accesses]
@@ -993,26 +999,35 @@ def _buffer_clusters(
     cluster: list[int] = []
     cluster_end = 0
     only_stores = True
+    only_loads = True
+    vector = False
     predicated_store = False
     for number in sorted(range(len(positions)), key=offsets.__getitem__):
         position = positions[number]
         access = accesses[position]
         low = offsets[number]
         if cluster and low >= cluster_end:
-            reason = _cluster_reason(accesses, cluster, only_stores, predicated_store, call_blocks, call_addresses)
+            reason = _cluster_reason(
+                accesses, cluster, only_stores, only_loads and vector, predicated_store, call_blocks, call_addresses
+            )
             if reason is not None:
                 yield cluster, reason
-            cluster, only_stores, predicated_store = [], True, False
+            cluster, only_stores, only_loads, vector, predicated_store = [], True, True, False, False
         high = low + access.size
         if not cluster or high > cluster_end:
             cluster_end = high
         cluster.append(position)
+        vector = vector or access.is_vector
         if not access.is_store:
             only_stores = False
-        elif access.is_predicated:
-            predicated_store = True
+        else:
+            only_loads = False
+            if access.is_predicated:
+                predicated_store = True
     if cluster:
-        reason = _cluster_reason(accesses, cluster, only_stores, predicated_store, call_blocks, call_addresses)
+        reason = _cluster_reason(
+            accesses, cluster, only_stores, only_loads and vector, predicated_store, call_blocks, call_addresses
+        )
         if reason is not None:
             yield cluster, reason
 
@@ -1021,12 +1036,15 @@ def _cluster_reason(
     accesses: list[StackAccess],
     cluster: list[int],
     only_stores: bool,
+    only_vector_loads: bool,
     predicated_store: bool,
     call_blocks: Sequence[tuple[int, int]],
     call_addresses: Sequence[int],
 ) -> str | None:
     if predicated_store:
         return PREDICATED_STORE
+    if only_vector_loads:
+        return NEVER_STORED
     if (
         only_stores
         and call_blocks
