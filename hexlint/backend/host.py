@@ -146,8 +146,12 @@ def ownership_tests(unit: UnitIndex, settings: OwnershipSettings) -> frozenset[t
                 continue
             operands = operator.children()
             if len(operands) == 2:
-                tests = _buffer_tests(operands[0], settings.buffer_member, positive=spelled == "&&")
-                accepted.update(_ownership_nodes(tests, operands[1], settings))
+                # `t->buffer && (not owned)` is a rejection an unallocated tensor skips; `!t->buffer || (owned)`
+                # an acceptance it passes: the other polarity (`t->buffer && owned(...)`) rejects it.
+                positive = spelled == "&&"
+                tests = _buffer_tests(operands[0], settings.buffer_member, positive=positive)
+                if tests and _ownership_polarities(operands[1], settings) == {not positive}:
+                    accepted.update(_ownership_nodes(tests, operands[1], settings))
         for statement in unit.nodes("IF_STMT"):
             parts = [child for child in statement.children() if child.kind not in ("DECL_STMT", "VAR_DECL")]
             if len(parts) == 2:  # no else: an unallocated tensor skips the whole test
@@ -156,6 +160,23 @@ def ownership_tests(unit: UnitIndex, settings: OwnershipSettings) -> frozenset[t
         return frozenset(accepted)
 
     return memoized(unit.memo, ("host.ownership_tests", settings), compute)
+
+
+def _ownership_polarities(body: Node, settings: OwnershipSettings, negated: bool = False) -> set[bool]:
+    """For each ownership call in `body`, whether the body is true when the buffer IS owned (True) or when it is
+    not (False): `!owned(b)`, `get_sess(b) != sess` and `owned(b) == false` count as negated."""
+    node = body.unwrapped()
+    if node.kind == "CALL_EXPR" and matches_any(node.callee_name, settings.ownership_calls):
+        return {not negated}
+    if node.kind == "UNARY_OPERATOR" and node.unary_operator == "!":
+        return set().union(*(_ownership_polarities(child, settings, not negated) for child in node.children()))
+    if node.kind == "BINARY_OPERATOR" and node.binary_operator in ("==", "!="):
+        operands = [operand.unwrapped() for operand in node.children()]
+        flips = node.binary_operator == "!="
+        if any(operand.kind == "CXX_BOOL_LITERAL_EXPR" and operand.tokens() == ["false"] for operand in operands):
+            flips = not flips
+        return set().union(*(_ownership_polarities(child, settings, negated ^ flips) for child in operands))
+    return set().union(*(_ownership_polarities(child, settings, negated) for child in node.children()))
 
 
 def _key(node: Node) -> tuple[str, int, int]:
