@@ -96,6 +96,8 @@ class FunctionCfg:
     # block start -> header of its innermost loop (absent: not in a loop)
     innermost_loop_by_block: dict[int, int]
     no_return: tuple[int, ...] = ()  # build_cfg's: the packets whose call never returns
+    # build_cfg's: (packet index of a jump through a table, the addresses the table holds), in packet order
+    indirect_jumps: tuple[tuple[int, tuple[int, ...]], ...] = ()
 
     @functools.cached_property
     def blocks(self) -> tuple[BasicBlock, ...]:
@@ -220,6 +222,7 @@ def build_cfg(
         loops,
         innermost_by_block,
         no_return,
+        tuple(sorted((index, tuple(targets)) for index, targets in (indirect_jumps or {}).items())),
     )
     object.__setattr__(cfg, "packet_addresses", addresses)  # seeds the cached property: computed here anyway
     if predecessors is not None:  # seeds the cached property (the data flow reads it) when built on the way
