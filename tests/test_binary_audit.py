@@ -38,6 +38,52 @@ void mixed(HVX_Vector *out, const HVX_Vector *in, int *counts, const int *idx, i
 }
 """
 
+# A switch inside the loop: clang-22 dispatches it through a jump table (`jumpr` to a loaded address), and every
+# case block holds reloads; the cases are in the loop only when the CFG follows the table.
+SWITCH_IN_LOOP = r"""
+#include <hexagon_types.h>
+#include <hvx_hexagon_protos.h>
+
+void process(float *dst, int n);
+
+void switch_rows(HVX_Vector *out, const HVX_Vector *in, const int *ops, int rows) {
+    HVX_Vector acc[40];
+    for (int k = 0; k < 40; k++) acc[k] = in[k];
+    for (int r = 0; r < rows; r++) {
+        switch (ops[r]) {
+            case 0:
+#pragma unroll
+                for (int k = 0; k < 40; k++) acc[k] = Q6_Vw_vadd_VwVw(acc[k], in[r * 40 + k]);
+                break;
+            case 1:
+#pragma unroll
+                for (int k = 0; k < 40; k++) acc[k] = Q6_Vw_vsub_VwVw(acc[k], in[r * 40 + k]);
+                break;
+            case 2:
+#pragma unroll
+                for (int k = 0; k < 40; k++) acc[k] = Q6_V_vand_VV(acc[k], in[r * 40 + k]);
+                break;
+            case 3:
+#pragma unroll
+                for (int k = 0; k < 40; k++) acc[k] = Q6_V_vor_VV(acc[k], in[r * 40 + k]);
+                break;
+            case 4:
+#pragma unroll
+                for (int k = 0; k < 40; k++) acc[k] = Q6_V_vxor_VV(acc[k], in[r * 40 + k]);
+                break;
+            case 5:
+#pragma unroll
+                for (int k = 0; k < 40; k++) acc[k] = Q6_Vw_vmax_VwVw(acc[k], in[r * 40 + k]);
+                break;
+            default:
+                process((float *) out, r);
+                break;
+        }
+    }
+    for (int k = 0; k < 40; k++) out[k] = acc[k];
+}
+"""
+
 PROGRAM = r"""
 #include <hexagon_types.h>
 #include <hvx_hexagon_protos.h>
@@ -118,6 +164,7 @@ def regalloc_loop_remarks(tmp_path, source: str) -> list[tuple[int, int]]:
         pytest.param(find_rule("HX201").doc.example, id="vector-accumulators"),
         pytest.param(find_rule("HX202").doc.example, id="scalar-accumulators"),
         pytest.param(MIXED_SPILLS, id="vector-and-scalar"),
+        pytest.param(SWITCH_IN_LOOP, id="switch-in-loop"),
     ],
 )
 def test_in_loop_spills_match_llvm_register_allocator_remarks(tmp_path, source):
@@ -340,3 +387,47 @@ def test_a_stack_access_built_from_its_field_dict_is_the_record_its_constructor_
     assert fast.buffer_reason is None and fast.is_spill
     with pytest.raises(FrozenInstanceError):
         fast.size = 8  # type: ignore[misc]
+
+
+def test_a_switch_in_a_loop_keeps_its_cases_in_the_loop(tmp_path):
+    audit = audit_image(load_elf(build_library(tmp_path, SWITCH_IN_LOOP)))
+    function = audit.function("switch_rows")
+    assert function is not None
+    cfg = function.cfg
+    fanout = max(len(successors) for successors in cfg.block_successors)
+    assert fanout >= 6  # the table's jump reaches every case (the default shares a block with the range check)
+    in_loop = {start for loop in cfg.loops for start in loop.blocks}
+    cases = {
+        cfg.block_starts[number]
+        for successors in cfg.block_successors
+        if len(successors) == fanout
+        for number in successors
+    }
+    assert cases <= in_loop
+    assert not any(loop.irreducible for loop in cfg.loops)
+
+
+# A local array filled element by element through a computed index, then read as one vector: the load has a
+# constant frame offset, but nothing stores there at a constant offset, so it reads an object, not a spill slot.
+ARRAY_READ_AS_A_VECTOR = r"""
+#include <hexagon_types.h>
+#include <hvx_hexagon_protos.h>
+
+void gather_rows(HVX_Vector *out, const float *in, const int *index, int rows) {
+    float row[32] __attribute__((aligned(128)));
+    for (int r = 0; r < rows; r++) {
+        for (int i = 0; i < 32; i++) row[index[i] & 31] = in[r * 32 + i];
+        out[r] = Q6_Vqf32_vmpy_VsfVsf(*(const HVX_Vector *) row, out[r]);
+    }
+}
+"""
+
+
+def test_a_vector_load_of_a_slot_nothing_stores_at_a_constant_offset_is_no_reload(tmp_path):
+    require_toolchain()
+    assert regalloc_loop_remarks(tmp_path, ARRAY_READ_AS_A_VECTOR) == []  # the compiler spills nothing
+    function = audit_image(load_elf(build_library(tmp_path, ARRAY_READ_AS_A_VECTOR))).function("gather_rows")
+    assert function is not None
+    loads = [access for access in function.stack_accesses if access.is_vector and access.slot is not None]
+    assert loads and all(access.buffer_reason == "never stored at a constant offset" for access in loads)
+    assert function.inloop_vector_spills == 0

@@ -202,7 +202,7 @@ def test_hx201_advice_depends_on_calls_in_the_spilling_loop():
     from hexlint.checks import hx201_vector_spill_in_loop
 
     with_call = [
-        nop(0x100),
+        packet(0x100, store(0x100, "r29", 128)),  # spilled before the loop, reloaded in it after each call
         packet(0x104, call(0x104, 0x900)),
         packet(0x108, load(0x108, "r29", 128), jump(0x10C, 0x104, conditional=True)),
         packet(0x110, ret(0x110)),

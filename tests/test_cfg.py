@@ -288,3 +288,30 @@ def test_cfg_invariants_on_random_control_flow(packets):
             for other in cfg.loops
             if other is not innermost
         )
+
+
+def switch_in_a_loop() -> list[Packet]:
+    """0x100 loop header; 0x104 `jumpr r0` through a jump table to the cases 0x108 and 0x10C; 0x110 the latch."""
+    return [
+        packet(0x100, insn(0x100, "r0 = add(r0,r1)")),
+        packet(0x104, insn(0x104, "jumpr r0", branch="jumpr")),
+        packet(0x108, jump(0x108, 0x110)),
+        packet(0x10C, insn(0x10C, "r1 = add(r1,#1)")),
+        packet(0x110, jump(0x110, 0x100, conditional=True)),
+        packet(0x114, ret(0x114)),
+    ]
+
+
+def test_jump_table_targets_are_the_successors_of_the_indirect_jump() -> None:
+    cfg = build_cfg(switch_in_a_loop(), indirect_jumps={1: [0x108, 0x10C]})
+    successors = dict(zip(cfg.block_starts, cfg.block_successors, strict=True))
+    assert [cfg.block_starts[number] for number in successors[0x100]] == [0x108, 0x10C]
+    (loop,) = cfg.loops
+    assert loop.header == 0x100
+    assert set(loop.blocks) == {0x100, 0x108, 0x10C, 0x110}
+    assert not loop.irreducible
+
+
+def test_without_its_table_an_indirect_jump_leaves_the_cases_outside_every_loop() -> None:
+    cfg = build_cfg(switch_in_a_loop())
+    assert not any(0x10C in loop.blocks for loop in cfg.loops)

@@ -150,7 +150,9 @@ def test_cfg_from_the_audits_control_packets_equals_the_cfg_that_scans_itself(li
         cfg = function.cfg
         # the packets as the scan has them, and decoded (alignment padding found from the words, then by mnemonic)
         for packets in (cfg.packets, tuple(cfg.packets)):
-            alone = build_cfg(packets, cfg.start, cfg.end, no_return=cfg.no_return)
+            alone = build_cfg(
+                packets, cfg.start, cfg.end, no_return=cfg.no_return, indirect_jumps=dict(cfg.indirect_jumps)
+            )
             assert alone.blocks == cfg.blocks
             assert alone.loops == cfg.loops
             assert alone.innermost_loop_by_block == cfg.innermost_loop_by_block

@@ -64,3 +64,43 @@ def test_a_checker_nothing_calls_is_its_own_root(tmp_path: Path) -> None:
 
 def test_kernel_code_is_not_checked(tmp_path: Path) -> None:
     assert findings(tmp_path, role=parse.KERNEL) == []
+
+
+OWNERSHIP = """
+struct ggml_backend_buffer { int usage; };
+struct ggml_tensor { int type; struct ggml_backend_buffer *buffer; };
+struct session;
+bool ggml_backend_buffer_is_hexagon(const ggml_backend_buffer *b);
+session *ggml_backend_hexagon_buffer_get_sess(const ggml_backend_buffer *b);
+
+template <typename... T>
+static bool owned(const session *s, T... tensors) {
+    return ([&]() -> bool {
+        return !tensors->buffer || (ggml_backend_buffer_is_hexagon(tensors->buffer) &&
+                                    ggml_backend_hexagon_buffer_get_sess(tensors->buffer) == s);
+    }() && ...);
+}
+
+bool ggml_backend_hexagon_device_supports_op(const session *s, const ggml_tensor *op) {
+    if (op->buffer && !ggml_backend_buffer_is_hexagon(op->buffer)) {
+        return false;
+    }
+    return owned(s, op);
+}
+"""
+
+
+def test_ownership_tests_are_accepted_inline_and_in_templates(tmp_path: Path) -> None:
+    assert findings(tmp_path, OWNERSHIP) == []
+
+
+def test_without_ownership_calls_every_ownership_test_is_reported(tmp_path: Path) -> None:
+    lines = sorted(finding.span.line for finding in findings(tmp_path, OWNERSHIP, ownership_calls=[]))
+    assert lines == [11, 12, 17]
+
+
+def test_an_ownership_guard_around_another_buffer_read_is_reported(tmp_path: Path) -> None:
+    source = OWNERSHIP.replace("!ggml_backend_buffer_is_hexagon(op->buffer)", "op->buffer->usage == 2")
+    (finding,) = findings(tmp_path, source)
+    assert finding.span.line == 17
+    assert "`op->buffer`" in finding.message and "`op->buffer->usage`" in finding.message

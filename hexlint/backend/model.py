@@ -110,6 +110,18 @@ class BackendModel:
         """Host functions reached from `supports_op` (or a `supported_*()` checker), each with its shortest chain."""
         return host.call_chains(unit, entries, checkers, not_followed)
 
+    def enclosing_callable(self, unit: UnitIndex, node: Node) -> str | None:
+        """The host function, or namespace-scope lambda variable, whose body holds `node`."""
+        return host.enclosing_callable(unit, node)
+
+    def lambda_variables(self, unit: UnitIndex) -> dict[str, Node]:
+        """Namespace-scope variables holding a lambda, by name (followed like functions)."""
+        return host.lambda_variables(unit)
+
+    def ownership_tests(self, unit: UnitIndex, settings: host.OwnershipSettings) -> frozenset[tuple[str, int, int]]:
+        """Buffer reads and calls (path, start, end) that make up NULL-tolerant session-ownership tests in `unit`."""
+        return host.ownership_tests(unit, settings)
+
     # ------------------------------------------------------------ entry points, workers, trace events
 
     def kernel_text(self) -> trace.KernelText:

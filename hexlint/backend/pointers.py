@@ -3,7 +3,10 @@
 A pointer is INTERNAL when it is one of the framework's own (`ctx`, `octx`, `kparams`, a worker's `data`, a local
 context struct cast from them, a field of an internal struct that is itself internal), REQUIRED_OPERAND when it is a
 required slot of the operand array (`octx->src[0]`, `octx->dst`), REQUIRED_OPERAND_DATA when it is such an operand's
-`->data`. Anything else (optional slots, allocation results, lookups, `cond ? p : NULL`) has no provenance here.
+`->data`, or a pointer computed from such data: `(float *) dst->data + offset`, a local initialised from it, a field
+every write of which stores it (`.dst = (float *) dst->data` in a params struct handed to a helper), a helper's result
+when every `return` gives it (`batch_ptr(params, b2, b3)`), a parameter every caller fills with it. Anything else
+(optional slots, allocation results, lookups, `cond ? p : NULL`) has no provenance here.
 """
 
 from __future__ import annotations
@@ -217,7 +220,77 @@ class ProvenanceResolver:
             return self._member_kind(node, depth)
         if node.kind == "ARRAY_SUBSCRIPT_EXPR":
             return self._operand_kind(node, depth)
+        if node.kind == "BINARY_OPERATOR" and node.binary_operator in ("+", "-"):
+            return self._offset_kind(node, depth)
+        if node.kind == "UNARY_OPERATOR" and node.unary_operator == "&":
+            return self._element_address_kind(node, depth)
+        if node.kind == "CALL_EXPR":
+            return self._returned_kind(node, depth)
         return None
+
+    def _offset_kind(self, arithmetic: Node, depth: int) -> str | None:
+        """`(float *) dst->data + offset`: an offset into a required operand's data is in that data (C allows no
+        arithmetic that leaves an object, so the result is never NULL)."""
+        pointers = [operand for operand in arithmetic.children() if operand.unwrapped().type_kind == "POINTER"]
+        if len(pointers) != 1:
+            return None
+        kind = self._kind_of(pointers[0], depth + 1)
+        return kind if kind == Provenance.REQUIRED_OPERAND_DATA else None
+
+    def _element_address_kind(self, address: Node, depth: int) -> str | None:
+        """`&data[i]` of a required operand's data."""
+        operand = address.children()
+        target = operand[0].unwrapped() if operand else None
+        if target is None or target.kind != "ARRAY_SUBSCRIPT_EXPR":
+            return None
+        base = target.children()
+        kind = self._kind_of(base[0], depth + 1) if base else None
+        return kind if kind == Provenance.REQUIRED_OPERAND_DATA else None
+
+    def _returned_kind(self, call: Node, depth: int) -> str | None:
+        """A helper's result is required operand data when every `return` of its definition gives such data
+        (`hmx_matmul_dst_batch_ptr(params, b2, b3)` returning `(float *) ((uint8_t *) params->dst + offset)`)."""
+        found = _definition(call.callee_name, self.unit, self.peers)
+        if found is None:
+            return None
+        unit, function = found
+        if unit is self.unit and function == self.function:
+            return None  # recursion
+        values = [
+            statement.children()[0]
+            for statement in unit.nodes("RETURN_STMT")
+            if statement.children() and unit.enclosing_function(statement) == function
+        ]
+        if not values:
+            return None
+        resolver = self._resolver_for(unit, function)
+        kinds = {resolver._kind_of(value, depth + 1) for value in values}
+        return Provenance.REQUIRED_OPERAND_DATA if kinds == {Provenance.REQUIRED_OPERAND_DATA} else None
+
+    def _resolver_for(self, unit: UnitIndex, function: Node) -> ProvenanceResolver:
+        resolver = self.resolvers.get((id(unit), function))
+        if resolver is None:
+            resolver = ProvenanceResolver(unit, function, self.settings, self.names, self.resolvers, self.peers)
+        return resolver
+
+    def _written_kind(self, member: Node, depth: int) -> str | None:
+        """A data pointer field of an internal struct (a helper's params) is required operand data when every write
+        of it in the project, by designated or positional initialiser or by assignment, stores such data."""
+        field = member.referenced
+        if field is None or field.kind != "FIELD_DECL":
+            return None
+        writes = [write for unit in self.peers for write in _field_writes(unit).get(_field_key(field), [])]
+        if not writes:
+            return None
+        kinds = set()
+        for unit, value in writes:
+            function = unit.enclosing_function(value)
+            if function is None:
+                return None
+            kinds.add(self._resolver_for(unit, function)._kind_of(value, depth + 1))
+            if kinds != {Provenance.REQUIRED_OPERAND_DATA}:
+                return None
+        return Provenance.REQUIRED_OPERAND_DATA
 
     def _variable_kind(self, reference: Node, depth: int) -> str | None:
         name = reference.spelling
@@ -249,8 +322,9 @@ class ProvenanceResolver:
         source = self._kind_of(initializer, depth + 1)
         if source is None and internal and self._derived_from_internal(initializer, depth):
             source = Provenance.INTERNAL
-        if source is not None and _contains_call_or_choice(initializer):
+        if source is not None and _contains_call_or_choice(initializer) and initializer.unwrapped().kind != "CALL_EXPR":
             return None  # allocation results, lookups and `cond ? p : NULL` guards may well be NULL
+        # (a call whose every return is required operand data was resolved as such above)
         return source
 
     def _derived_from_internal(self, initializer: Node, depth: int) -> bool:
@@ -302,6 +376,9 @@ class ProvenanceResolver:
             if kind is None:
                 return None
             found.add(kind)
+        if found == {Provenance.REQUIRED_OPERAND, Provenance.REQUIRED_OPERAND_DATA}:
+            # Callers that pass `dst->data` and `params->dst`: what the parameter is, its type says.
+            return Provenance.REQUIRED_OPERAND if _points_to_record(parameter) else Provenance.REQUIRED_OPERAND_DATA
         return found.pop() if len(found) == 1 else None
 
     def _is_callback(self) -> bool:
@@ -318,6 +395,13 @@ class ProvenanceResolver:
             return None
         base_kind = self._kind_of(children[0], depth + 1)
         field = member.spelling
+        if base_kind == Provenance.INTERNAL and not _points_to_record(member):
+            # A plain data pointer in an internal struct (`params->dst` a `float *`): what its writes store.
+            written = self._written_kind(member, depth)
+            if written is not None:
+                return written
+            if field == "dst":
+                return None  # not the op's output tensor: a data pointer nothing here is known to fill
         if base_kind == Provenance.INTERNAL and field == "dst" and field in self.settings.internal_members:
             return Provenance.REQUIRED_OPERAND
         if base_kind == Provenance.INTERNAL and (
@@ -405,11 +489,70 @@ def _calls_by_callee(unit: UnitIndex) -> dict[str, list[Node]]:
     return memoized(unit.memo, "pointers.calls_by_callee", compute)
 
 
+def _points_to_record(node: Node) -> bool:
+    """Whether a pointer's pointee is a struct or union (an operand tensor), not data (`float *`, `void *`)."""
+    declaration = node.type_declaration
+    return declaration is not None and declaration.kind in ("STRUCT_DECL", "UNION_DECL")
+
+
+def _definition(name: str, unit: UnitIndex, peers: tuple[UnitIndex, ...]) -> tuple[UnitIndex, Node] | None:
+    """The one definition of function `name` in `unit` (a static helper) or else in a peer unit."""
+    if not name:
+        return None
+    for candidate in (unit, *[peer for peer in peers if peer is not unit]):
+        definitions = [function for function in candidate.functions_all() if function.spelling == name]
+        if len(definitions) == 1:
+            return candidate, definitions[0]
+        if definitions:
+            return None
+    return None
+
+
+def _field_key(field: Node) -> tuple[str, int]:
+    """A field declaration identified across translation units by where it is written."""
+    return (field.path, field.start_offset)
+
+
+def _field_writes(unit: UnitIndex) -> dict[tuple[str, int], list[tuple[UnitIndex, Node]]]:
+    """The values stored into each struct field in a unit: designated (`.dst = p`) and positional initialisers,
+    and assignments (`params.dst = p`, `args->dst = p`)."""
+
+    def compute() -> dict[tuple[str, int], list[tuple[UnitIndex, Node]]]:
+        writes: dict[tuple[str, int], list[tuple[UnitIndex, Node]]] = {}
+
+        def add(field: Node | None, value: Node) -> None:
+            if field is not None and field.kind == "FIELD_DECL":
+                writes.setdefault(_field_key(field), []).append((unit, value))
+
+        for initializer in unit.nodes("INIT_LIST_EXPR"):
+            elements = initializer.children()
+            designated = False
+            for element in elements:
+                parts = element.children()
+                if element.kind == "UNEXPOSED_EXPR" and len(parts) == 2 and parts[0].kind == "MEMBER_REF":
+                    designated = True
+                    add(parts[0].referenced, parts[1])
+            struct = initializer.type_declaration
+            if not designated and struct is not None and struct.kind == "STRUCT_DECL":
+                fields = [child for child in struct.children() if child.kind == "FIELD_DECL"]
+                for field, element in zip(fields, elements, strict=False):  # trailing fields may be left out
+                    add(field, element)
+        for assignment in unit.nodes("BINARY_OPERATOR"):
+            operands = assignment.children()
+            if len(operands) == 2 and assignment.binary_operator == "=":
+                target = operands[0].unwrapped()
+                if target.kind == "MEMBER_REF_EXPR":
+                    add(target.referenced, operands[1])
+        return writes
+
+    return memoized(unit.memo, "pointers.field_writes", compute)
+
+
 def _initializer(declaration: Node) -> Node | None:
     children = [
         child for child in declaration.children() if child.kind not in ("TYPE_REF", "TYPE_REF", "NAMESPACE_REF")
     ]
-    expressions = [child for child in children if child.kind.endswith("_EXPR") or child.kind.endswith("_LITERAL")]
+    expressions = [child for child in children if child.kind.endswith(("_EXPR", "_LITERAL", "_OPERATOR"))]
     return expressions[-1] if expressions else None
 
 

@@ -113,6 +113,34 @@ class Node:
             return self._spelling
 
     @property
+    def member_name(self) -> str:
+        """The member a MEMBER_REF_EXPR names. Inside a template, where the base's type is dependent (`t->buffer`
+        with `t` of a template parameter's type), libclang leaves the spelling empty: the name is the last token."""
+        spelling = self.spelling
+        if spelling or self.kind != "MEMBER_REF_EXPR":
+            return spelling
+        tokens = self.tokens()
+        if len(tokens) >= 2 and tokens[-2] in ("->", ".") and tokens[-1].isidentifier():
+            return tokens[-1]
+        return ""
+
+    @property
+    def callee_name(self) -> str:
+        """The name a CALL_EXPR calls. A call a template leaves unresolved (`f(t->buffer)` with `t` dependent) has an
+        empty spelling over a reference to the overloaded name: the name is that reference's."""
+        spelling = self.spelling
+        if spelling or self.kind != "CALL_EXPR":
+            return spelling
+        children = self.children()
+        callee = children[0].unwrapped() if children else None
+        while callee is not None and callee.kind in ("DECL_REF_EXPR", "OVERLOADED_DECL_REF"):
+            if callee.spelling:
+                return callee.spelling
+            inner = callee.children()
+            callee = inner[0] if inner else None
+        return ""
+
+    @property
     def type_spelling(self) -> str:
         try:
             return self._type_spelling

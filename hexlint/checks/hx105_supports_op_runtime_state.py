@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hexlint.backend.host import CallHop
+from hexlint.backend.host import CallHop, OwnershipSettings
 from hexlint.backend.model import BackendModel
 from hexlint.backend.names import matches_any, string_list
 from hexlint.c.index import UnitIndex
@@ -31,6 +31,7 @@ class RuntimeStateSettings:
     forbidden_calls: tuple[str, ...]
     not_followed: tuple[str, ...]
     allowed_functions: tuple[str, ...]
+    ownership_calls: tuple[str, ...]
 
     @staticmethod
     def from_options(options: Mapping[str, Any]) -> RuntimeStateSettings:
@@ -44,6 +45,15 @@ class RuntimeStateSettings:
             forbidden_calls=string_list(options, "forbidden_calls"),
             not_followed=string_list(options, "not_followed"),
             allowed_functions=string_list(options, "allowed_functions"),
+            ownership_calls=string_list(options, "ownership_calls"),
+        )
+
+    def ownership(self) -> OwnershipSettings:
+        return OwnershipSettings(
+            buffer_member="buffer",
+            ownership_calls=self.ownership_calls,
+            runtime_members=(*self.forbidden_members, *self.tensor_only_members),
+            runtime_calls=self.forbidden_calls,
         )
 
 
@@ -74,7 +84,9 @@ def _unit_findings(model: BackendModel, unit: UnitIndex, settings: RuntimeStateS
     for allowed in [name for name in chains if matches_any(name, settings.allowed_functions)]:
         del chains[allowed]
     by_line: dict[tuple[str, int], list[Access]] = {}
-    for access in _forbidden_accesses(unit, settings, set(chains)):
+    # A session-ownership test that lets an unallocated tensor through is accepted in every shape it is written in.
+    accepted = model.ownership_tests(unit, settings.ownership()) if settings.ownership_calls else frozenset()
+    for access in _forbidden_accesses(model, unit, settings, set(chains), accepted):
         by_line.setdefault((access.span.path, access.span.line or 0), []).append(access)
     for accesses in by_line.values():
         # One finding per line, as a reviewer comments on `if (t->buffer && is_repack(t->buffer))` once.
@@ -83,24 +95,35 @@ def _unit_findings(model: BackendModel, unit: UnitIndex, settings: RuntimeStateS
         yield _finding(unit, first, ", ".join(unique), chains[first.function])
 
 
-def _forbidden_accesses(unit: UnitIndex, settings: RuntimeStateSettings, reached: set[str]) -> Iterator[Access]:
+def _forbidden_accesses(
+    model: BackendModel,
+    unit: UnitIndex,
+    settings: RuntimeStateSettings,
+    reached: set[str],
+    accepted: frozenset[tuple[str, int, int]],
+) -> Iterator[Access]:
     for member in unit.nodes("MEMBER_REF_EXPR"):
-        field = member.spelling
+        field = member.member_name  # in a template, `t->buffer` on a dependent `t` has no spelling of its own
         if field not in settings.forbidden_members and field not in settings.tensor_only_members:
             continue
-        function = unit.enclosing_function(member)
-        if function is None or function.spelling not in reached:
+        function = model.enclosing_callable(unit, member)
+        if function is None or function not in reached or _key(member) in accepted:
             continue
         if field in settings.tensor_only_members and not _on_tensor(member, settings):
             continue
-        yield Access(function.spelling, _member_span(member), f"`{_member_text(unit, member)}`")
+        yield Access(function, _member_span(member), f"`{_member_text(unit, member)}`")
     for call in unit.nodes("CALL_EXPR"):
-        if not matches_any(call.spelling, settings.forbidden_calls):
+        name = call.callee_name
+        if not matches_any(name, settings.forbidden_calls) or _key(call) in accepted:
             continue
-        function = unit.enclosing_function(call)
-        if function is not None and function.spelling in reached:
-            yield Access(function.spelling, node_span(call), f"`{call.spelling}()`")
-    yield from _forbidden_identifiers(unit, settings, reached)
+        function = model.enclosing_callable(unit, call)
+        if function is not None and function in reached:
+            yield Access(function, node_span(call), f"`{name}()`")
+    yield from _forbidden_identifiers(model, unit, settings, reached)
+
+
+def _key(node: Node) -> tuple[str, int, int]:
+    return (node.path, node.start_offset, node.end_offset)
 
 
 def _on_tensor(member: Node, settings: RuntimeStateSettings) -> bool:
@@ -127,7 +150,9 @@ def _member_text(unit: UnitIndex, member: Node) -> str:
     return text if 0 < len(text) <= 60 else f"->{member.spelling}"
 
 
-def _forbidden_identifiers(unit: UnitIndex, settings: RuntimeStateSettings, reached: set[str]) -> Iterator[Access]:
+def _forbidden_identifiers(
+    model: BackendModel, unit: UnitIndex, settings: RuntimeStateSettings, reached: set[str]
+) -> Iterator[Access]:
     """Identifiers such as `is_tiled` or the `GGML_HEXAGON_TENSOR_TILED` flag, found in the reached functions' text
     (macros leave no name in the AST), comments blanked out."""
     if not settings.forbidden_identifiers:
@@ -135,8 +160,9 @@ def _forbidden_identifiers(unit: UnitIndex, settings: RuntimeStateSettings, reac
     pattern = re.compile(
         rb"\b(?:%s)\b" % b"|".join(re.escape(name.encode()) for name in settings.forbidden_identifiers)
     )
-    for function in unit.functions_all():
-        if function.spelling not in reached:
+    callables = [(function.spelling, function) for function in unit.functions_all()]
+    for name, function in [*callables, *model.lambda_variables(unit).items()]:
+        if name not in reached:
             continue
         data = unit.source_bytes(function.path)
         start, end = function.start_offset, function.end_offset
@@ -146,7 +172,7 @@ def _forbidden_identifiers(unit: UnitIndex, settings: RuntimeStateSettings, reac
             line = data.count(b"\n", 0, offset) + 1
             column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
             span = Span(function.path, line, column, line, column + len(match.group()))
-            yield Access(function.spelling, span, f"`{match.group().decode()}`")
+            yield Access(name, span, f"`{match.group().decode()}`")
 
 
 def _finding(unit: UnitIndex, access: Access, what: str, chain: tuple[CallHop, ...]) -> Diagnostic:

@@ -74,6 +74,8 @@ class ElfImage:
     has_debug_info: bool = False
     has_symbols: bool = True
     raw: bytes = field(default=b"", repr=False, compare=False)
+    # Linked images only: the other loaded sections with contents (.rodata ...), where jump tables live.
+    data_sections: tuple[CodeSection, ...] = ()
 
     @property
     def cpu_name(self) -> str:
@@ -99,6 +101,14 @@ class ElfImage:
         for section in self.code_sections:
             if section.address <= address < section.address + len(section.data):
                 return section
+        return None
+
+    def read_word(self, address: int) -> int | None:
+        """The signed 32-bit little-endian word at `address` of a loaded section, None outside them."""
+        for section in (*self.data_sections, *self.code_sections):
+            offset = address - section.address
+            if 0 <= offset <= len(section.data) - 4:
+                return int.from_bytes(section.data[offset : offset + 4], "little", signed=True)
         return None
 
     def name_of_target(self, target: int | None, instruction_address: int | None = None) -> str | None:
@@ -171,12 +181,25 @@ def _read(name: str, data: bytes) -> ElfImage:
         has_debug_info=".debug_info" in by_name,
         has_symbols=has_symbols,
         raw=data,
+        data_sections=()
+        if is_relocatable
+        else tuple(
+            CodeSection(section.name, section["sh_addr"], section.data())
+            for section in sections
+            if _is_loaded_data(section)
+        ),
     )
 
 
 def _is_code(section: object) -> bool:
     header = section.header  # type: ignore[attr-defined]
     return bool(header["sh_flags"] & SHF_EXECINSTR) and header["sh_type"] == "SHT_PROGBITS" and header["sh_size"] > 0
+
+
+def _is_loaded_data(section: object) -> bool:
+    header = section.header  # type: ignore[attr-defined]
+    flags = header["sh_flags"]
+    return bool(flags & SHF_ALLOC) and not flags & SHF_EXECINSTR and header["sh_type"] == "SHT_PROGBITS"
 
 
 def _section_bases(sections: list, is_relocatable: bool) -> list[int]:

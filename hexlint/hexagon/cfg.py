@@ -96,6 +96,8 @@ class FunctionCfg:
     # block start -> header of its innermost loop (absent: not in a loop)
     innermost_loop_by_block: dict[int, int]
     no_return: tuple[int, ...] = ()  # build_cfg's: the packets whose call never returns
+    # build_cfg's: (packet index of a jump through a table, the addresses the table holds), in packet order
+    indirect_jumps: tuple[tuple[int, tuple[int, ...]], ...] = ()
 
     @functools.cached_property
     def blocks(self) -> tuple[BasicBlock, ...]:
@@ -167,6 +169,7 @@ def build_cfg(
     end: int | None = None,
     control: Mapping[int, ControlPacket] | None = None,
     no_return: Iterable[int] = (),
+    indirect_jumps: Mapping[int, Sequence[int]] | None = None,
 ) -> FunctionCfg:
     """CFG and loops of the packets of one function (`packets` sorted by address, all inside [start, end)).
 
@@ -176,7 +179,10 @@ def build_cfg(
     to a ControlPacket: then no packet is read here. None: found here, with one pass over the instructions. A
     PacketRange is kept as it is, not decoded.
     `no_return`: indexes of the packets holding an unconditional call that never returns (`abort`, `__assert_fail`):
-    their block ends there and does not fall through (the caller knows the callees' names, the CFG does not)."""
+    their block ends there and does not fall through (the caller knows the callees' names, the CFG does not).
+    `indirect_jumps`: packet index of a `jumpr` through a jump table (a switch) -> the addresses the table holds,
+    its successors (the caller reads the table from the image; without it the cases hang from nothing, and a loop
+    around a switch falls apart into pieces)."""
     ends: list[int] | None
     if isinstance(packets, PacketRange):
         addresses = packets.addresses
@@ -197,6 +203,8 @@ def build_cfg(
     no_return = tuple(no_return)
     for index in no_return:
         _end_block_without_fallthrough(scan, index)
+    for index, targets in (indirect_jumps or {}).items():
+        _add_indirect_successors(scan, addresses, index, targets)
     graph = _blocks(addresses, ends, last_end, scan)
     if graph.has_retreating_edge:
         loops, innermost_by_block, predecessors = _loops(graph, packets)
@@ -214,6 +222,7 @@ def build_cfg(
         loops,
         innermost_by_block,
         no_return,
+        tuple(sorted((index, tuple(targets)) for index, targets in (indirect_jumps or {}).items())),
     )
     object.__setattr__(cfg, "packet_addresses", addresses)  # seeds the cached property: computed here anyway
     if predecessors is not None:  # seeds the cached property (the data flow reads it) when built on the way
@@ -309,6 +318,18 @@ def _end_block_without_fallthrough(scan: _Scan, index: int) -> None:
         scan.successors[index] = [target]
     else:
         scan.successors[index] = [other for other in scan.successors.get(index, ()) if other != index + 1]
+    if index + 1 < scan.count:
+        scan.leaders.add(index + 1)
+
+
+def _add_indirect_successors(scan: _Scan, addresses: list[int], index: int, targets: Sequence[int]) -> None:
+    """Packet `index` (an unconditional `jumpr` through a jump table) goes to the packets at `targets`."""
+    found = [number for number in dict.fromkeys(_index_of(addresses, target) for target in targets) if number >= 0]
+    if not found or index >= scan.count:
+        return
+    scan.conditional_jumps.pop(index, None)
+    scan.successors[index] = found
+    scan.leaders.update(found)
     if index + 1 < scan.count:
         scan.leaders.add(index + 1)
 
