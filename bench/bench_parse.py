@@ -17,6 +17,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -35,6 +36,8 @@ from hexlint.engine import (
     lint,
     path_key,
     role_for,
+    tree_builds,
+    tree_root_for,
 )
 
 
@@ -42,21 +45,36 @@ def source_rule_codes() -> tuple[str, ...]:
     return ("HX002", *(rule.code for rule in registry.all_rules() if rule.kind == "source" and rule.check))
 
 
-def files_the_engine_parses(trees: Sequence[str], config: Config, settings: RunSettings) -> list[tuple[str, str]]:
-    """(path, role) of every TU, then of every header that no TU includes: what run_source_rules parses."""
+def settings_for(path: str, parse_settings: parse.ParseSettings, builds: object) -> parse.ParseSettings:
+    """The file's parse settings as the engine makes them: with the defines its tree's build files give it."""
+    taken = builds.defines_for(path, tree_root_for(path)) if builds is not None else ()  # type: ignore[attr-defined]
+    return replace(parse_settings, build_defines=tuple(define.flag for define in taken)) if taken else parse_settings
+
+
+def files_the_engine_parses(
+    trees: Sequence[str], config: Config, settings: RunSettings
+) -> list[tuple[str, str, parse.ParseSettings]]:
+    """(path, role, parse settings) of every TU, then of every header that no TU includes: what run_source_rules
+    parses, each with the build defines the engine gives it."""
     sources, _ = collect_files(list(trees), config)
     parse_settings = _parse_settings(config, settings)
+    builds = tree_builds(config, settings)
     units = [path for path in sources if is_translation_unit(Path(path))]
-    parsed = [parse.parse_unit(path, role_for(path, config, settings), parse_settings) for path in units]
+    parsed = [
+        parse.parse_unit(path, role_for(path, config, settings), settings_for(path, parse_settings, builds))
+        for path in units
+    ]
     included = {header for unit in parsed for header in index.project_headers_included(unit, sources)}
     lone = [path for path in sources if not is_translation_unit(Path(path)) and path_key(path) not in included]
-    return [(path, role_for(path, config, settings)) for path in [*units, *lone]]
+    return [
+        (path, role_for(path, config, settings), settings_for(path, parse_settings, builds)) for path in [*units, *lone]
+    ]
 
 
-def bare_parse(files: Sequence[tuple[str, str]], parse_settings: parse.ParseSettings) -> int:
+def bare_parse(files: Sequence[tuple[str, str, parse.ParseSettings]]) -> int:
     """Parse each file with exactly hexlint's arguments and options; return the number of TUs parsed."""
     clang_index = cindex.Index.create()
-    for path, role in files:
+    for path, role, parse_settings in files:
         arguments = parse.arguments_for(path, role, parse_settings)
         clang_index.parse(path, args=arguments, options=parse._KEEP_GOING)
     return len(files)
@@ -72,12 +90,10 @@ def best_of(rounds: int, *jobs: Callable[[], object]) -> list[float]:
     return best
 
 
-def per_rule_seconds(
-    files: Sequence[tuple[str, str]], sources: Sequence[str], parse_settings: parse.ParseSettings
-) -> dict[str, float]:
+def per_rule_seconds(files: Sequence[tuple[str, str, parse.ParseSettings]], sources: Sequence[str]) -> dict[str, float]:
     """Time of the index walk and of each source rule's check on one prebuilt project (parse excluded); the project
     indexes every source file of the trees, as a lint run does (headers in the first unit that includes them)."""
-    units = [parse.parse_unit(path, role, parse_settings) for path, role in files]
+    units = [parse.parse_unit(path, role, parse_settings) for path, role, parse_settings in files]
     start = time.perf_counter()
     project = index.build_project(units, sources)
     timings = {"index walk": time.perf_counter() - start}
@@ -93,8 +109,8 @@ def per_rule_seconds(
     return timings
 
 
-def line_count(files: Sequence[tuple[str, str]]) -> int:
-    return sum(Path(path).read_bytes().count(b"\n") for path, _ in files)
+def line_count(files: Sequence[tuple[str, str, parse.ParseSettings]]) -> int:
+    return sum(Path(path).read_bytes().count(b"\n") for path, _, _ in files)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -111,15 +127,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     config = Config()
     settings = RunSettings(select=source_rule_codes(), arch=arguments.arch, jobs=1)
-    parse_settings = _parse_settings(config, settings)
     files = files_the_engine_parses(arguments.trees, config, settings)
     findings: list[int] = []
 
     def pipeline() -> None:
         findings.append(len(lint(list(arguments.trees), config, settings).diagnostics))
 
-    bare_seconds, pipeline_seconds = best_of(arguments.rounds, lambda: bare_parse(files, parse_settings), pipeline)
-    kernels = sum(role == parse.KERNEL for _, role in files)
+    bare_seconds, pipeline_seconds = best_of(arguments.rounds, lambda: bare_parse(files), pipeline)
+    kernels = sum(role == parse.KERNEL for _, role, _ in files)
     print(f"trees:          {', '.join(arguments.trees)}")
     print(f"parsed files:   {len(files)} ({kernels} kernel, {len(files) - kernels} host), {line_count(files)} lines")
     print(f"rules:          {', '.join(settings.select)} ({findings[-1]} findings)")
@@ -128,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"ratio:          {pipeline_seconds / bare_seconds:.2f}x (house aim <= 1.5x, issue 4: < 2x)")
     if arguments.per_rule:
         sources, _ = collect_files(list(arguments.trees), config)
-        for name, seconds in per_rule_seconds(files, sources, parse_settings).items():
+        for name, seconds in per_rule_seconds(files, sources).items():
             print(f"  {name:<12}  {seconds:.3f} s")
     return 0
 
