@@ -46,6 +46,9 @@ class MdevSettings:
     rows_per_chunk_functions: tuple[str, ...] = ("htp_tensor_mdev_rows_per_chunk",)
     contiguity_checks: tuple[str, ...] = ("htp_tensor_is_contiguous",)
     alignment_checks: tuple[str, ...] = ("htp_tensor_mdev_data_aligned",)
+    # Checks that every row of the destination starts on a 128-byte line (data aligned, row strides whole lines):
+    # under them, any split on whole rows keeps each line on one device.
+    row_partition_checks: tuple[str, ...] = ("htp_tensor_can_row_partition",)
     line_size_names: tuple[str, ...] = ("HTP_TENSOR_MDEV_LINE_SIZE", "HEX_L2_LINE_SIZE")
     line_size: int = 128
     device_count_pattern: str = r"\bmdev(?:\.|_|->)count\b"
@@ -128,6 +131,7 @@ class Partition:
     checks_contiguity: bool
     checks_alignment: bool
     checks_line_grid: bool  # the function tests a stride against the line size (`nb[2] & (LINE - 1)`)
+    checks_row_partition: bool  # the function asks htp_tensor_can_row_partition() (every row on its own lines)
     guarded: bool  # inside `if (... mdev.count > 1)` or after an early return on a single device
     start: RangeVariable | None
     count: RangeVariable | None
@@ -470,6 +474,7 @@ class MdevFacts:
             checks_contiguity=any(True for _ in _calls(function.expanded, settings.contiguity_checks)),
             checks_alignment=any(True for _ in _calls(function.expanded, settings.alignment_checks)),
             checks_line_grid=self._line_grid.search(function.expanded) is not None,
+            checks_row_partition=any(True for _ in _calls(function.expanded, settings.row_partition_checks)),
             guarded=guard_end is not None,
             start=start_variable,
             count=count_variable,
@@ -976,6 +981,7 @@ _PARTITION_FIELDS = (
     "rows_per_chunk_functions",
     "contiguity_checks",
     "alignment_checks",
+    "row_partition_checks",
     "line_size_names",
     "line_size",
     "device_count_pattern",
