@@ -518,12 +518,24 @@ class MdevFacts:
                     return True
         return False
 
+    def _multi_flags(self, own: bytes) -> re.Pattern[bytes] | None:
+        """The locals that hold the multi-device test (`const bool mdev_split = octx->ctx->mdev.count > 1 && ...`):
+        `if (mdev_split)` guards as the test itself does."""
+        names = {
+            match.group(1)
+            for match in re.finditer(rb"\b([A-Za-z_]\w*)\s*=(?!=)([^;]*)", own)
+            if self._multi.search(match.group(2))
+        }
+        return re.compile(rb"\b(?:" + b"|".join(map(re.escape, sorted(names))) + rb")\b") if names else None
+
     def _guard_end(self, own: bytes, at: int) -> int | None:
         """The end of the `if (... mdev.count > 1)` block holding `at`, or of the function's single-device early
         return before it; None when unguarded."""
+        flags = self._multi_flags(own)
         for condition_start, condition_end, body_start, body_end in _blocks(own, rb"if"):
             condition = own[condition_start:condition_end]
-            if body_start <= at < body_end and self._multi.search(condition):
+            multi = self._multi.search(condition) or (flags is not None and flags.search(condition))
+            if body_start <= at < body_end and multi:
                 return body_end
             single = self._single.search(condition)
             if body_end <= at and single and re.search(rb"\breturn\b", own[body_start:body_end]):
