@@ -17,7 +17,6 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -37,18 +36,12 @@ from hexlint.engine import (
     path_key,
     role_for,
     tree_builds,
-    tree_root_for,
+    unit_parse_settings,
 )
 
 
 def source_rule_codes() -> tuple[str, ...]:
     return ("HX002", *(rule.code for rule in registry.all_rules() if rule.kind == "source" and rule.check))
-
-
-def settings_for(path: str, parse_settings: parse.ParseSettings, builds: object) -> parse.ParseSettings:
-    """The file's parse settings as the engine makes them: with the defines its tree's build files give it."""
-    taken = builds.defines_for(path, tree_root_for(path)) if builds is not None else ()  # type: ignore[attr-defined]
-    return replace(parse_settings, build_defines=tuple(define.flag for define in taken)) if taken else parse_settings
 
 
 def files_the_engine_parses(
@@ -61,13 +54,14 @@ def files_the_engine_parses(
     builds = tree_builds(config, settings)
     units = [path for path in sources if is_translation_unit(Path(path))]
     parsed = [
-        parse.parse_unit(path, role_for(path, config, settings), settings_for(path, parse_settings, builds))
+        parse.parse_unit(path, role_for(path, config, settings), unit_parse_settings(path, parse_settings, builds))
         for path in units
     ]
     included = {header for unit in parsed for header in index.project_headers_included(unit, sources)}
     lone = [path for path in sources if not is_translation_unit(Path(path)) and path_key(path) not in included]
     return [
-        (path, role_for(path, config, settings), settings_for(path, parse_settings, builds)) for path in [*units, *lone]
+        (path, role_for(path, config, settings), unit_parse_settings(path, parse_settings, builds))
+        for path in [*units, *lone]
     ]
 
 

@@ -336,6 +336,12 @@ def tree_builds(config: Config, settings: RunSettings) -> Any:
     return TreeBuilds(settings.arch or config.arch or "v73", (*settings.defines, *config.defines))
 
 
+def unit_parse_settings(path: str, parse_settings: Any, builds: Any) -> Any:
+    """A file's parse settings: the run's, with the defines its tree's build files give it."""
+    taken = builds.defines_for(path, tree_root_for(path)) if builds is not None else ()
+    return replace(parse_settings, build_defines=tuple(define.flag for define in taken)) if taken else parse_settings
+
+
 def taken_build_defines(builds: Any) -> Iterator[str]:
     """One line per define taken from a tree's build files, then one per thing their reader left out."""
     if builds is None:
@@ -378,10 +384,7 @@ def _parse_all(
 
     def parse(path: str) -> Any:
         role = role_for(path, config, settings)
-        unit_settings = parse_settings
-        taken = builds.defines_for(path, tree_root_for(path)) if builds is not None else ()
-        if taken:
-            unit_settings = replace(parse_settings, build_defines=tuple(define.flag for define in taken))
+        unit_settings = unit_parse_settings(path, parse_settings, builds)
         if not _utf8_name(path):
             # libclang takes file names as UTF-8: it cannot open this file at all. The text rules still read it.
             return None if path_key(path) in optional else ParsedUnit(path, role, None, [_unopenable(path)])

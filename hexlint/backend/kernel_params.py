@@ -30,6 +30,7 @@ from hexlint.backend.dispatch import (
     strip_transparent,
     unit_paths,
 )
+from hexlint.backend.names import by_spelling
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
 from hexlint.core import Span
@@ -435,15 +436,8 @@ class _Gatherer:
 
 
 def member_refs_by_name(unit: UnitIndex) -> dict[str, list[Node]]:
-    """The unit's member expressions by member name, from one pass over the bucket (shared by HX101-HX103)."""
-    return memoized(unit.memo, "kernel_params.member_refs", lambda: nodes_by_spelling(unit, "MEMBER_REF_EXPR"))
-
-
-def nodes_by_spelling(unit: UnitIndex, kind: str) -> dict[str, list[Node]]:
-    by_name: dict[str, list[Node]] = defaultdict(list)
-    for node in unit.nodes(kind):
-        by_name[node.spelling].append(node)
-    return by_name
+    """The unit's member expressions by member name (the one index of names.by_spelling, shared by every rule)."""
+    return by_spelling(unit, "MEMBER_REF_EXPR")
 
 
 def id_of(node: Node) -> tuple[int, ...]:

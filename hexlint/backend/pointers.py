@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hexlint.backend.loops import assignment_count
-from hexlint.backend.names import matches_any, string_list
+from hexlint.backend.names import by_spelling, matches_any, string_list
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
 
@@ -360,7 +360,7 @@ class ProvenanceResolver:
             return None
         positions = [child for child in function.children() if child.kind == "PARM_DECL"]
         index = next((i for i, child in enumerate(positions) if child == parameter), None)
-        calls = [(unit, call) for unit in units for call in _calls_by_callee(unit).get(function.spelling, [])]
+        calls = [(unit, call) for unit in units for call in by_spelling(unit, "CALL_EXPR").get(function.spelling, [])]
         if index is None or not calls:
             return None
         found: set[str] = set()
@@ -477,16 +477,6 @@ def _named_as_value(unit: UnitIndex, function: str) -> bool:
     """Whether a unit's main file names `function` other than in a call (a callback handed to a pool or queue)."""
     data = unit.source_bytes(unit.path)
     return function.encode() in data and re.search(rb"\b%s\b(?!\s*\()" % re.escape(function.encode()), data) is not None
-
-
-def _calls_by_callee(unit: UnitIndex) -> dict[str, list[Node]]:
-    def compute() -> dict[str, list[Node]]:
-        calls: dict[str, list[Node]] = {}
-        for call in unit.nodes("CALL_EXPR"):
-            calls.setdefault(call.spelling, []).append(call)
-        return calls
-
-    return memoized(unit.memo, "pointers.calls_by_callee", compute)
 
 
 def _points_to_record(node: Node) -> bool:

@@ -46,7 +46,6 @@ class UnitIndex:
         self.unit = unit
         self.indexed_files = frozenset(os.path.realpath(path) for path in (indexed_files or [unit.path]))
         self._nodes_by_kind: dict[int, list[Node]] = defaultdict(list)
-        self._top_level: list[cindex.Cursor] = []
         self._top_nodes: list[Node] = []
         self._lines: dict[str, list[str]] = {}
         self._bytes: dict[str, bytes] = dict(unit.unsaved)  # stdin's text, not the file on disk
@@ -76,7 +75,7 @@ class UnitIndex:
         # each node once with its children, so every later walk over the tree is plain Python.
         visit_children = cindex.conf.lib.clang_visitChildren
         file_is_indexed: dict[str, bool] = {}
-        top_level = self._top_level
+        top_level: list[cindex.Cursor] = []
         top_level_files: list[str] = []
 
         def visit_top_level(cursor: cindex.Cursor, _parent: cindex.Cursor, _data: object) -> int:
@@ -131,7 +130,6 @@ class UnitIndex:
             current_path[0] = None if _INCLUDE.search(self.source_bytes(name), *node._load_offsets()) else name
             open_nodes[:] = [(raw, node._children)]
             visit_children(cursor, callback, [])
-        self._translation_unit = translation_unit
 
     def nodes(self, *kinds: str) -> list[Node]:
         """All indexed nodes of these CursorKind names, in source order."""

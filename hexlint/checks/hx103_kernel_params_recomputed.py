@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from hexlint.backend.dispatch import strip_transparent
-from hexlint.backend.kernel_params import FieldAccess, KernelParamsFacts, member_refs_by_name, nodes_by_spelling
+from hexlint.backend.kernel_params import FieldAccess, KernelParamsFacts, member_refs_by_name
 from hexlint.backend.model import BackendModel
-from hexlint.c.index import UnitIndex, memoized
+from hexlint.backend.names import by_spelling
+from hexlint.c.index import UnitIndex
 from hexlint.c.node import Node
 from hexlint.core import Diagnostic, Edit, Fix, Related, Span
 from hexlint.registry import diagnostic
@@ -197,7 +198,7 @@ def _assignments_named(unit: UnitIndex, function: Node, names: set[str]) -> Iter
 
 
 def _declarations_by_name(unit: UnitIndex) -> dict[str, list[Node]]:
-    return memoized(unit.memo, "hx103.declarations", lambda: nodes_by_spelling(unit, "VAR_DECL"))
+    return by_spelling(unit, "VAR_DECL")
 
 
 def _reads_field(start: int, end: int, path: str, reads: list[FieldAccess]) -> bool:
