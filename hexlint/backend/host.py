@@ -13,6 +13,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from hexlint.backend.names import matches_any
+from hexlint.backend.pointers import is_null_constant
 from hexlint.c.index import UnitIndex, memoized
 from hexlint.c.node import Node
 from hexlint.core import Span
@@ -199,7 +200,7 @@ def _buffer_tests(condition: Node, buffer_member: str, positive: bool) -> list[N
             ]
         if operator == ("!=" if positive else "=="):
             left, right = (operand.unwrapped() for operand in operands)
-            member = left if _is_null(right) else right if _is_null(left) else None
+            member = left if is_null_constant(right) else right if is_null_constant(left) else None
             return [member] if member is not None and _is_member(member, buffer_member) else []
         return []
     if not positive and node.kind == "UNARY_OPERATOR" and node.unary_operator == "!":
@@ -211,12 +212,6 @@ def _buffer_tests(condition: Node, buffer_member: str, positive: bool) -> list[N
 
 def _is_member(node: Node, name: str) -> bool:
     return node.kind == "MEMBER_REF_EXPR" and node.member_name == name
-
-
-def _is_null(node: Node) -> bool:
-    if node.kind in ("CXX_NULL_PTR_LITERAL_EXPR", "GNU_NULL_EXPR"):
-        return True
-    return node.kind == "INTEGER_LITERAL" and node.constant_value == 0
 
 
 def _ownership_nodes(tests: list[Node], body: Node, settings: OwnershipSettings) -> set[tuple[str, int, int]]:
