@@ -133,6 +133,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     settings.add_argument("--project-root", metavar="DIR", help="the tree parsed as context (default: found)")
     settings.add_argument(
+        "--cache-dir", metavar="DIR", help="the persistent cache (default: .hexlint_cache at the project root)"
+    )
+    settings.add_argument("--no-cache", action="store_true", help="read and write no cache")
+    settings.add_argument(
         "--jobs", "-j", type=int, default=0, metavar="N", help="parse N files, audit N libraries at once (0: cores)"
     )
     baseline = parser.add_argument_group("baselines and fixes")
@@ -497,6 +501,20 @@ def check_writable_target(option: str, target: str, paths: Sequence[str]) -> Non
         raise UsageError(f"{option}: {target}: directory {parent} does not exist")
 
 
+def _with_cache_and_progress(
+    settings: RunSettings, arguments: argparse.Namespace, config: Config, paths: Sequence[str], stderr: TextIO
+) -> RunSettings:
+    from dataclasses import replace
+
+    from hexlint.config import cache_directory
+    from hexlint.progress import progress_for
+
+    directory = cache_directory(arguments.cache_dir, arguments.no_cache, config, paths)
+    machine_format = arguments.format != "text" or arguments.statistics
+    progress = progress_for(stderr, quiet=machine_format or arguments.quiet)
+    return replace(settings, cache_dir=directory, progress=progress)
+
+
 def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     settings = settings_from(arguments)
     paths = [settings.stdin_filename] if settings.stdin_filename is not None else arguments.paths or ["."]
@@ -506,6 +524,7 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
     config: Config = load_config(arguments.config, paths[0])
     for note in config.notes:
         stderr.write(f"hexlint: warning: {note}\n")
+    settings = _with_cache_and_progress(settings, arguments, config, paths, stderr)
     if arguments.show_settings or arguments.show_files:
         from hexlint.introspect import show_files, show_settings
 
@@ -513,7 +532,11 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         shown = show_settings(config, settings, as_json, paths) if arguments.show_settings else None
         _write_output(shown if shown is not None else show_files(paths, config, settings, as_json), arguments, stdout)
         return EXIT_CLEAN
-    result = lint(paths, config, settings)
+    try:
+        result = lint(paths, config, settings)
+    finally:
+        if settings.progress is not None:
+            settings.progress.finish()
     if arguments.warnings_as_errors:
         result = _warnings_as_errors(result)
     if result.files_checked == 0:
@@ -550,6 +573,8 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
             notes.append(f"{len(result.suppressed)} suppressed by comments")
         if result.context_files and arguments.verbose:
             notes.append(f"{result.context_files} more files of the tree used as context")
+        if result.cache_outcome and arguments.verbose:
+            notes.append(f"cache: {result.cache_outcome}, {result.parsed_units} of {result.units} units parsed")
         extra = f" ({'; '.join(notes)})" if notes else ""
         summary = summary_line(result.diagnostics, result.files_checked, result.fixed, arguments.unsafe_fixes)
         stderr.write(summary + extra + "\n")

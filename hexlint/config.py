@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from hexlint.discover import StrPath
 
 ARCHITECTURES = ("v73", "v75", "v79", "v81")
+DEFAULT_CACHE_DIRECTORY = ".hexlint_cache"
 # What the cross-file rules see besides the files of the run: the rest of the backend tree, or nothing.
 CONTEXT_MODES = ("tree", "files")
 
@@ -44,7 +45,17 @@ _LIST_KEYS = (
     "exclude",
 )
 _KNOWN_KEYS = frozenset(
-    (*_LIST_KEYS, "per-file-ignores", "arch", "cmake-defines", "compile-commands", "context", "project-root", "rules")
+    (
+        *_LIST_KEYS,
+        "per-file-ignores",
+        "arch",
+        "cache-dir",
+        "cmake-defines",
+        "compile-commands",
+        "context",
+        "project-root",
+        "rules",
+    )
 )
 
 
@@ -78,6 +89,7 @@ class Config:
     compile_commands: str | None = None
     context: str | None = None  # one of CONTEXT_MODES; None means the default, "tree"
     project_root: str | None = None  # the tree parsed as context; None: found from the linted files
+    cache_dir: str | None = None  # the persistent cache; None: `.hexlint_cache` at the project root
     # rule code -> option name -> value, already validated against the rule's [options]
     rule_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     keys_set: frozenset[str] = frozenset()  # the top-level keys the file sets (`rules.CODE.option` for rule options)
@@ -222,6 +234,9 @@ def config_from_table(table: Mapping[str, Any], source: StrPath) -> Config:
     project_root = table.get("project-root")
     if project_root is not None and not isinstance(project_root, str):
         raise ConfigError(f"{source}: `project-root` must be a path")
+    cache_dir = table.get("cache-dir")
+    if cache_dir is not None and not isinstance(cache_dir, str):
+        raise ConfigError(f"{source}: `cache-dir` must be a path")
     source = spelled(source)
     base = os.path.dirname(source)
     if project_root is not None and not os.path.isdir(_relative_to(base, project_root)):
@@ -245,6 +260,7 @@ def config_from_table(table: Mapping[str, Any], source: StrPath) -> Config:
         compile_commands=compile_commands_file(_relative_to(base, compile_commands)) if compile_commands else None,
         context=context,
         project_root=_relative_to(base, project_root) if project_root else None,
+        cache_dir=_relative_to(base, cache_dir) if cache_dir else None,
         rule_options=rule_tables,
         keys_set=frozenset(key for key in table if key != "rules") | option_keys,
         notes=tuple(f"{source}: {note}" for note in notes.values()),
@@ -364,3 +380,22 @@ def ignored_codes_for(path: StrPath, config: Config) -> tuple[str, ...]:
         if path_matches_glob(path, entry.glob, config.root):
             codes.extend(entry.codes)
     return tuple(codes)
+
+
+def cache_directory(given: str | None, disabled: bool, config: Config, paths: Sequence[str]) -> str | None:
+    """Where this run's cache is, or None for no cache: --no-cache (or HEXLINT_NO_CACHE=1) turns it off; else
+    --cache-dir, HEXLINT_CACHE_DIR, the configuration's `cache-dir`, or `.hexlint_cache` at the project root: the
+    directory of the configuration file, else the checkout (the nearest `.git` above the first path), else the
+    working directory."""
+    if disabled or os.environ.get("HEXLINT_NO_CACHE", "") not in ("", "0"):
+        return None
+    chosen = given or os.environ.get("HEXLINT_CACHE_DIR") or config.cache_dir
+    if chosen:
+        return chosen
+    if config.path is not None:
+        return os.path.join(os.path.dirname(config.path), DEFAULT_CACHE_DIRECTORY)
+    start = os.path.abspath(paths[0] if paths else ".")
+    for directory in self_and_parents(start if os.path.isdir(start) else os.path.dirname(start)):
+        if os.path.exists(os.path.join(directory, ".git")):
+            return os.path.join(directory, DEFAULT_CACHE_DIRECTORY)
+    return DEFAULT_CACHE_DIRECTORY

@@ -74,6 +74,11 @@ class RunSettings:
     context: str | None = None  # tree | files; replaces the config's `context`
     no_cmake_defines: bool = False  # --no-cmake-defines: take no define from the tree's CMakeLists.txt files
     project_root: str | None = None  # replaces the config's `project-root`
+    # The persistent cache's directory (hexlint/cache.py); None: no cache. The CLI resolves --cache-dir, --no-cache,
+    # HEXLINT_CACHE_DIR and the config's `cache-dir` into it.
+    cache_dir: str | None = None
+    # Told of units parsed and libraries audited as they finish (the CLI's progress line on a terminal).
+    progress: Callable[[str, int, int], None] | None = None
     binary_arguments: argparse.Namespace | None = None  # the parsed CLI, for the binary audit's own options
 
 
@@ -93,6 +98,11 @@ class LintResult:
     notes: tuple[str, ...] = ()  # what the backend model says about the tree (e.g. a rule holding back, and why)
     # The defines the tree's build files gave (`-v` shows them), then what their reader left out and why.
     build_defines: tuple[str, ...] = ()
+    # Units libclang parsed in this run, of all the run's units (the rest came from the cache), and what the cache
+    # did for the source files ("hit", "hit from the whole tree's run", "miss", "" when there is none).
+    parsed_units: int = 0
+    units: int = 0
+    cache_outcome: str = ""
 
 
 # ---------------------------------------------------------------- selection
@@ -399,7 +409,20 @@ def _parse_all(
         return []
     from hexlint.c.parse import on_deep_stacks
 
-    parsed = on_deep_stacks(parse, paths, settings.jobs or usable_cores())
+    work = parse
+    if settings.progress is not None:
+        import threading
+
+        lock, done, report = threading.Lock(), [0], settings.progress
+
+        def work(path: str) -> Any:
+            unit = parse(path)
+            with lock:
+                done[0] += 1
+                report("parsed", done[0], len(paths))
+            return unit
+
+    parsed = on_deep_stacks(work, paths, settings.jobs or usable_cores())
     return [unit for unit in parsed if unit is not None]
 
 
@@ -484,6 +507,35 @@ def context_sources(sources: Sequence[str], rules: Sequence[Rule], config: Confi
     return list(found)
 
 
+@dataclass
+class SourceRun:
+    """What parsing and the source rules gave, before it is cut down to the files of the run: what the cache keeps.
+
+    `units`: (path, parsed as context, parse diagnostics) in parse order; `findings`: every source rule's findings on
+    every file; `dependencies`: every file the units read (headers included), for the cache to check."""
+
+    units: list[tuple[str, bool, list[Diagnostic]]] = field(default_factory=list)
+    findings: list[Diagnostic] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    dependencies: list[str] = field(default_factory=list)
+    parsed_units: int = 0  # units parsed by libclang in this run (0 when the cache answered)
+
+
+def reported_findings(source_run: SourceRun, in_run: set[str]) -> list[Diagnostic]:
+    """The findings of a source run on the files of the run: parse errors of its own units (those of headers outside
+    the run at their #include), a run header's own errors reached through context units, every rule's findings in
+    the run's files."""
+    found: list[Diagnostic] = []
+    for path, is_context, diagnostics in source_run.units:
+        if is_context:
+            # A header of the run that only context files include is parsed through them: its errors are the run's.
+            found += [diagnostic for diagnostic in diagnostics if path_key(diagnostic.span.path) in in_run]
+        else:
+            found += [on_file_of_run(diagnostic, in_run, path) for diagnostic in diagnostics]
+    found += [diagnostic for diagnostic in source_run.findings if path_key(diagnostic.span.path) in in_run]
+    return found
+
+
 def run_source_rules(
     sources: Sequence[str],
     rules: Sequence[Rule],
@@ -494,21 +546,58 @@ def run_source_rules(
     built_libraries: Sequence[Any] = (),
     notes: list[str] | None = None,
     builds: Any = None,
+    stats: dict[str, Any] | None = None,
 ) -> list[Diagnostic]:
-    """Parse the TUs (and headers no TU includes), build one Project, run every source rule on it.
-
-    `context` files (the rest of the tree) are parsed and indexed too, after the run's own units so a header of the
-    run is indexed in a unit of the run; the cross-file rules see all of them, the others only the units that hold
-    files of the run. Findings outside the files of the run, and context units' parse errors, are not reported.
-    `built_libraries`: the LibraryFacts of the libraries the same run audits, which the Project carries.
-    """
+    """Parse the TUs (and headers no TU includes), build one Project, run every source rule on it; the findings on
+    the files of the run (`reported_findings`). With `settings.cache_dir`, a run whose inputs are unchanged is read
+    from the cache instead (hexlint/results_cache.py)."""
     wants_parse = any(rule.kind == "source" or rule.code == PARSE_ERROR for rule in rules)
     if not sources or not wants_parse:
         return []
-    from hexlint.backend.model import model_of
-    from hexlint.c.index import Project, build_project, project_headers_included
-
     parse_settings = _parse_settings(config, settings)
+    source_run = None
+    cached = None
+    if settings.cache_dir is not None:
+        from hexlint import results_cache
+
+        cached = results_cache.SourceRunCache.open(
+            settings, sources, context, rules, options, config, parse_settings, builds, built_libraries
+        )
+        if cached is not None:
+            source_run = cached.load()
+    if source_run is None:
+        source_run = compute_source_run(
+            sources, rules, options, config, settings, parse_settings, context, built_libraries, builds
+        )
+        if cached is not None:
+            cached.store(source_run)
+    if stats is not None:
+        stats["parsed_units"] = stats.get("parsed_units", 0) + source_run.parsed_units
+        stats["units"] = stats.get("units", 0) + len(source_run.units)
+        if cached is not None:
+            stats["cache"] = cached.outcome
+    if notes is not None:
+        notes.extend(source_run.notes)
+    return reported_findings(source_run, {path_key(path) for path in sources})
+
+
+def compute_source_run(
+    sources: Sequence[str],
+    rules: Sequence[Rule],
+    options: Mapping[str, Mapping[str, Any]],
+    config: Config,
+    settings: RunSettings,
+    parse_settings: Any,
+    context: Sequence[str] = (),
+    built_libraries: Sequence[Any] = (),
+    builds: Any = None,
+) -> SourceRun:
+    """`context` files (the rest of the tree) are parsed and indexed too, after the run's own units so a header of
+    the run is indexed in a unit of the run; the cross-file rules see all of them, the others only the units that
+    hold files of the run. `built_libraries`: the LibraryFacts of the libraries the same run audits."""
+    from hexlint.backend.model import model_of
+    from hexlint.c.index import Project, build_project, included_files, project_headers_included
+
     run_tus = [path for path in sources if is_translation_unit(path)]
     context_tus = [path for path in context if is_translation_unit(path)]
     in_context = frozenset(path_key(path) for path in context_tus)
@@ -520,18 +609,18 @@ def run_source_rules(
     included = {header for unit in parsed for header in project_headers_included(unit, sources)}
     lone_headers = [path for path in sources if not is_translation_unit(path) and path_key(path) not in included]
     units += _parse_all(lone_headers, config, settings, parse_settings, builds=builds)
-    in_run = {path_key(path) for path in sources}
-    found = [on_file_of_run(diagnostic, in_run, unit.path) for unit in units for diagnostic in unit.diagnostics]
-    # A header of the run that only context files include is parsed through them: its own errors are the run's.
-    found += [
-        diagnostic
-        for unit in context_units
-        for diagnostic in unit.diagnostics
-        if path_key(diagnostic.span.path) in in_run
-    ]
+    source_run = SourceRun(
+        units=[(unit.path, False, list(unit.diagnostics)) for unit in units]
+        + [(unit.path, True, list(unit.diagnostics)) for unit in context_units],
+        dependencies=list(
+            dict.fromkeys(name for unit in [*units, *context_units] for name in [unit.path, *included_files(unit)])
+        ),
+        parsed_units=len(units) + len(context_units),
+    )
     source_rules = [rule for rule in rules if rule.kind == "source"]
     if not source_rules:
-        return found
+        return source_run
+    in_run = {path_key(path) for path in sources}
     project = build_project([*units, *context_units], project_files)
     project.built_libraries = tuple(built_libraries)
     own = project
@@ -543,14 +632,9 @@ def run_source_rules(
         # Every rule of one scope queries the same backend model: each fact is computed once per run.
         subject = model_of(project if rule.scope == "project" else own)
         models.append(subject)
-        found.extend(
-            diagnostic
-            for diagnostic in _call_check(rule, subject, options[rule.code], "project")
-            if path_key(diagnostic.span.path) in in_run
-        )
-    if notes is not None:
-        notes.extend(dict.fromkeys(note for model in models for note in model.notes))
-    return found
+        source_run.findings.extend(_call_check(rule, subject, options[rule.code], "project"))
+    source_run.notes = list(dict.fromkeys(note for model in models for note in model.notes))
+    return source_run
 
 
 # ---------------------------------------------------------------- binaries
@@ -689,6 +773,7 @@ class _Pass:
     context_files: int = 0
     notes: tuple[str, ...] = ()
     build_defines: tuple[str, ...] = ()
+    stats: dict[str, Any] = field(default_factory=dict)
 
 
 def one_per_place(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
@@ -744,8 +829,11 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
     )
     context = context_sources(source_paths, rules, config, settings) if source_paths else []
     notes: list[str] = []
+    stats: dict[str, Any] = {}
     builds = tree_builds(config, settings)
-    raw += run_source_rules(source_paths, rules, options, config, settings, context, library_facts, notes, builds)
+    raw += run_source_rules(
+        source_paths, rules, options, config, settings, context, library_facts, notes, builds, stats
+    )
     raw += binary_diagnostics
 
     enabled_codes = frozenset(rule.code for rule in rules)
@@ -799,6 +887,7 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
         context_files=len(context),
         notes=tuple(dict.fromkeys(notes)),
         build_defines=tuple(taken_build_defines(builds)),
+        stats=stats,
     )
     return outcome, rules
 
@@ -917,6 +1006,9 @@ def _result(
         context_files=outcome.context_files,
         notes=outcome.notes,
         build_defines=outcome.build_defines,
+        parsed_units=outcome.stats.get("parsed_units", 0),
+        units=outcome.stats.get("units", 0),
+        cache_outcome=outcome.stats.get("cache", ""),
     )
 
 

@@ -23,6 +23,10 @@ settings.register_profile("deterministic", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile("explore" if os.environ.get("HEXLINT_HYPOTHESIS") == "explore" else "deterministic")
 
+# The suite's runs read and write no persistent cache (each test would otherwise see the last one's entries in the
+# checkout's .hexlint_cache); the cache's own tests turn it back on with a directory of their own.
+os.environ["HEXLINT_NO_CACHE"] = "1"
+
 
 @dataclass(frozen=True)
 class CliRun:
