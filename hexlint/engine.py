@@ -203,20 +203,24 @@ def _span_with_display_path(span: Span) -> Span:
 def normalize_paths(diagnostic: Diagnostic) -> Diagnostic:
     """One spelling per file in every report, however libclang or a rule spelled the path."""
     span = _span_with_display_path(diagnostic.span)
-    if span is diagnostic.span and diagnostic.source_span is None and not diagnostic.related:
+    fix = diagnostic.fix
+    if span is diagnostic.span and diagnostic.source_span is None and not diagnostic.related and fix is None:
         return diagnostic  # already spelled so (text rules see display paths): no copy
+    if fix is not None:
+        fix = replace(fix, edits=tuple(replace(edit, path=display_path(edit.path)) for edit in fix.edits))
     return replace(
         diagnostic,
         span=span,
         source_span=_span_with_display_path(diagnostic.source_span) if diagnostic.source_span else None,
         related=tuple(Related(_span_with_display_path(item.span), item.message) for item in diagnostic.related),
+        fix=fix,
     )
 
 
 def role_for(path: str, config: Config, settings: RunSettings) -> str:
     """kernel | host: kernel-globs first, then host-globs (gitignore-style, relative to the config's directory),
     then the front end's default (a path below an `htp` directory is kernel code)."""
-    from hexlint.c.parse import HOST, KERNEL, classify
+    from hexlint.c.settings import HOST, KERNEL, classify
 
     if any(path_matches_glob(path, glob, config.root) for glob in (*settings.kernel_globs, *config.kernel_globs)):
         return KERNEL
@@ -301,7 +305,7 @@ def check_compile_commands(path: str) -> None:
 
 
 def _parse_settings(config: Config, settings: RunSettings) -> Any:
-    from hexlint.c.parse import ParseSettings
+    from hexlint.c.settings import ParseSettings
 
     compile_commands = settings.compile_commands or config.compile_commands
     if compile_commands is not None:
@@ -385,12 +389,14 @@ def _parse_all(
     parse_settings: Any,
     optional: frozenset[str] = frozenset(),
     builds: Any = None,
+    unit_cache: Any = None,
 ) -> list[Any]:
     """Parse files in parallel threads with deep stacks: libclang releases the GIL while it parses (cursors cannot
-    cross processes).
+    cross processes); with a `unit_cache` (hexlint/c/unit_cache.py), a unit whose files are unchanged is loaded
+    from its saved AST instead.
     An unreadable file is an input error, or, when its key is in `optional` (context files), left out."""
     from hexlint.c.parse import InputError as ParseInputError
-    from hexlint.c.parse import ParsedUnit, parse_unit
+    from hexlint.c.parse import ParsedUnit, arguments_for, parse_unit
 
     def parse(path: str) -> Any:
         role = role_for(path, config, settings)
@@ -398,6 +404,10 @@ def _parse_all(
         if not _utf8_name(path):
             # libclang takes file names as UTF-8: it cannot open this file at all. The text rules still read it.
             return None if path_key(path) in optional else ParsedUnit(path, role, None, [_unopenable(path)])
+        if unit_cache is not None:
+            loaded = unit_cache.load(path, role, arguments_for(path, role, unit_settings))
+            if loaded is not None:
+                return loaded
         try:
             return parse_unit(path, role, unit_settings)
         except ParseInputError as error:
@@ -454,7 +464,7 @@ def context_mode(config: Config, settings: RunSettings) -> str:
 
 
 def _holds_kernel_dir(directory: str) -> bool:
-    from hexlint.c.parse import KERNEL_DIR_NAMES
+    from hexlint.c.settings import KERNEL_DIR_NAMES
 
     return any(os.path.isdir(os.path.join(directory, name)) for name in KERNEL_DIR_NAMES)
 
@@ -566,9 +576,14 @@ def run_source_rules(
         if cached is not None:
             source_run = cached.load()
     if source_run is None:
-        source_run = compute_source_run(
-            sources, rules, options, config, settings, parse_settings, context, built_libraries, builds
-        )
+        unit_cache = cached.unit_cache() if cached is not None else None
+        try:
+            source_run = compute_source_run(
+                sources, rules, options, config, settings, parse_settings, context, built_libraries, builds, unit_cache
+            )
+        finally:
+            if unit_cache is not None:
+                unit_cache.wait()
         if cached is not None:
             cached.store(source_run)
     if stats is not None:
@@ -591,6 +606,7 @@ def compute_source_run(
     context: Sequence[str] = (),
     built_libraries: Sequence[Any] = (),
     builds: Any = None,
+    unit_cache: Any = None,
 ) -> SourceRun:
     """`context` files (the rest of the tree) are parsed and indexed too, after the run's own units so a header of
     the run is indexed in a unit of the run; the cross-file rules see all of them, the others only the units that
@@ -602,20 +618,24 @@ def compute_source_run(
     context_tus = [path for path in context if is_translation_unit(path)]
     in_context = frozenset(path_key(path) for path in context_tus)
     # One pool for both, so the context parses in parallel with the run's own files.
-    parsed = _parse_all([*run_tus, *context_tus], config, settings, parse_settings, optional=in_context, builds=builds)
+    parsed = _parse_all([*run_tus, *context_tus], config, settings, parse_settings, in_context, builds, unit_cache)
     units = [unit for unit in parsed if path_key(unit.path) not in in_context]
     context_units = [unit for unit in parsed if path_key(unit.path) in in_context]
     project_files = [*sources, *context]
     included = {header for unit in parsed for header in project_headers_included(unit, sources)}
     lone_headers = [path for path in sources if not is_translation_unit(path) and path_key(path) not in included]
-    units += _parse_all(lone_headers, config, settings, parse_settings, builds=builds)
+    units += _parse_all(lone_headers, config, settings, parse_settings, builds=builds, unit_cache=unit_cache)
+    loaded = unit_cache.loaded if unit_cache is not None else 0
+    if unit_cache is not None:
+        # Saved while the rules run (a child process): the next run after an edit re-parses only what it changed.
+        unit_cache.save([unit for unit in [*units, *context_units] if not getattr(unit, "from_cache", False)])
     source_run = SourceRun(
         units=[(unit.path, False, list(unit.diagnostics)) for unit in units]
         + [(unit.path, True, list(unit.diagnostics)) for unit in context_units],
         dependencies=list(
             dict.fromkeys(name for unit in [*units, *context_units] for name in [unit.path, *included_files(unit)])
         ),
-        parsed_units=len(units) + len(context_units),
+        parsed_units=len(units) + len(context_units) - loaded,
     )
     source_rules = [rule for rule in rules if rule.kind == "source"]
     if not source_rules:

@@ -112,6 +112,12 @@ class SourceRunCache:
         tree_key = key_of(*common, sorted(run_files + context_files), []) if context else None
         return cls(store, key, tree_key, sources, digests, parse_settings.include_dirs)
 
+    def unit_cache(self) -> Any:
+        """The cache of parsed units that shares this run's store and file digests (it loads libclang)."""
+        from hexlint.c.unit_cache import UnitCache
+
+        return UnitCache(self._store, self.digests)
+
     # ------------------------------------------------------------ reading
 
     def load(self) -> SourceRun | None:

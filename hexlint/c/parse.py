@@ -5,7 +5,6 @@ Only hexlint/c/ imports clang.cindex.
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import json
 import os
@@ -13,19 +12,26 @@ import shlex
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePath
+from pathlib import Path
 
 import clang.cindex as cindex
 
 from hexlint.c.idl import generated_include_dir
-from hexlint.core import Diagnostic, Related, Span
 
-KERNEL = "kernel"
-HOST = "host"
-ARCHES = ("v68", "v69", "v73", "v75", "v79", "v81")
-KERNEL_DIR_NAMES = ("htp",)
-C_SUFFIXES = (".c", ".h")
-CXX_SUFFIXES = (".cpp", ".cc", ".cxx", ".hpp", ".hh", ".hxx")
+# The settings and roles of a parse live in a module of their own, without libclang: a run the cache answers never
+# loads it. Re-exported here for the front end's users.
+from hexlint.c.settings import (  # noqa: F401
+    ARCHES,
+    C_SUFFIXES,
+    CXX_SUFFIXES,
+    HOST,
+    KERNEL,
+    KERNEL_DIR_NAMES,
+    ParseSettings,
+    classify,
+    is_cxx,
+)
+from hexlint.core import Diagnostic, Related, Span
 
 # Let libclang continue after a missing header so rules still see the rest of the file.
 _KEEP_GOING = 0x200
@@ -64,22 +70,6 @@ class InputError(Exception):
         self.reason = reason
 
 
-@dataclass(frozen=True)
-class ParseSettings:
-    arch: str = "v73"
-    include_dirs: tuple[str, ...] = ()
-    defines: tuple[str, ...] = ()
-    # The defines the tree's own build files give this file (hexlint/cmake.py); left out when compile_commands
-    # records the file's real command. They come before `defines`, which the configuration and -D override with.
-    build_defines: tuple[str, ...] = ()
-    compile_commands: str | None = None
-    sdk_root: str | None = None
-    # Appended to the clang arguments as given (like clang-tidy's --extra-arg), e.g. "-nostdinc++" or "-DNDEBUG".
-    extra_arguments: tuple[str, ...] = ()
-    # (absolute path, contents) libclang reads instead of the disk: the text of `--stdin-filename PATH -`.
-    unsaved: tuple[tuple[str, bytes], ...] = ()
-
-
 @dataclass
 class ParsedUnit:
     path: str
@@ -101,21 +91,6 @@ def builtin_include_dir() -> Path:
 
 def stubs_dir() -> Path:
     return _STUBS_DIR
-
-
-def classify(path: str | os.PathLike[str], kernel_globs: Sequence[str] = (), host_globs: Sequence[str] = ()) -> str:
-    """Kernel code is what runs on the NPU: by default any file below an `htp` directory."""
-    posix = PurePath(path).as_posix()
-    if any(fnmatch.fnmatch(posix, glob) for glob in kernel_globs):
-        return KERNEL
-    if any(fnmatch.fnmatch(posix, glob) for glob in host_globs):
-        return HOST
-    parents = PurePath(path).parent.parts
-    return KERNEL if any(part in KERNEL_DIR_NAMES for part in parents) else HOST
-
-
-def is_cxx(path: str | os.PathLike[str]) -> bool:
-    return str(path).lower().endswith(CXX_SUFFIXES)
 
 
 def tree_include_dirs(path: str | os.PathLike[str], max_levels: int = 6) -> list[str]:
@@ -346,8 +321,6 @@ def parse_unit(path: str, role: str, settings: ParseSettings) -> ParsedUnit:
     unsaved = list(settings.unsaved)
     if text is None:
         _check_readable(path)
-    elif path != absolute:  # libclang matches the main file's unsaved text by the name parse() is given
-        unsaved.append((path, text))
     arguments = arguments_for(path, role, settings)
     if may_overflow(path):
         signal_number = crashes_in_child(path, arguments)
@@ -361,8 +334,10 @@ def parse_unit(path: str, role: str, settings: ParseSettings) -> ParsedUnit:
             )
             return ParsedUnit(path, role, None, [failure], tuple(arguments))
     try:
+        # By its absolute name, as a unit loaded from the cache (a saved AST) names it: every node of a run spells
+        # its file alike, however it was reached (the report shows paths relative to the working directory).
         translation_unit = cindex.Index.create().parse(
-            path, args=arguments, unsaved_files=unsaved or None, options=_KEEP_GOING
+            absolute, args=arguments, unsaved_files=unsaved or None, options=_KEEP_GOING
         )
     except cindex.TranslationUnitLoadError:
         failure = _parse_error(
