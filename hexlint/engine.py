@@ -616,15 +616,25 @@ def compute_source_run(
 
     run_tus = [path for path in sources if is_translation_unit(path)]
     context_tus = [path for path in context if is_translation_unit(path)]
-    in_context = frozenset(path_key(path) for path in context_tus)
+    in_context = {path_key(path) for path in context_tus}
     # One pool for both, so the context parses in parallel with the run's own files.
-    parsed = _parse_all([*run_tus, *context_tus], config, settings, parse_settings, in_context, builds, unit_cache)
+    parsed = _parse_all(
+        [*run_tus, *context_tus], config, settings, parse_settings, frozenset(in_context), builds, unit_cache
+    )
     units = [unit for unit in parsed if path_key(unit.path) not in in_context]
     context_units = [unit for unit in parsed if path_key(unit.path) in in_context]
     project_files = [*sources, *context]
-    included = {header for unit in parsed for header in project_headers_included(unit, sources)}
+    included = {header for unit in parsed for header in project_headers_included(unit, project_files)}
     lone_headers = [path for path in sources if not is_translation_unit(path) and path_key(path) not in included]
-    units += _parse_all(lone_headers, config, settings, parse_settings, builds=builds, unit_cache=unit_cache)
+    # A header of the tree that no unit includes is parsed on its own, as context when it is not the run's: a part of
+    # the tree sees what the whole tree's run sees.
+    lone_context = [path for path in context if not is_translation_unit(path) and path_key(path) not in included]
+    in_context |= {path_key(path) for path in lone_context}
+    lone = _parse_all(
+        [*lone_headers, *lone_context], config, settings, parse_settings, frozenset(in_context), builds, unit_cache
+    )
+    units += [unit for unit in lone if path_key(unit.path) not in in_context]
+    context_units += [unit for unit in lone if path_key(unit.path) in in_context]
     loaded = unit_cache.loaded if unit_cache is not None else 0
     if unit_cache is not None:
         # Saved while the rules run (a child process): the next run after an edit re-parses only what it changed.

@@ -20,7 +20,6 @@ from dataclasses import replace
 
 from hexlint import cache as cache_module
 from hexlint.cache import FileDigests, diagnostic_data, diagnostic_from, key_of
-from hexlint.discover import is_translation_unit
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
 TYPE_CHECKING = False
@@ -89,7 +88,7 @@ class SourceRunCache:
             return None
         overrides = dict(parse_settings.unsaved)
         digests = FileDigests(overrides=overrides, stat_only_roots=_stat_only_roots())
-        base_settings = replace(parse_settings, unsaved=tuple((path, digests.of(path)) for path, _ in overrides))
+        base_settings = replace(parse_settings, unsaved=tuple((path, digests.of(path)) for path in overrides))
 
         def described(path: str) -> list[Any]:
             unit_settings = unit_parse_settings(path, base_settings, builds)
@@ -129,7 +128,7 @@ class SourceRunCache:
         if self.tree_key is not None:
             source_run = self._as_part(self._trusted(self._store.get(NAMESPACE, self.tree_key)))
             if source_run is not None:
-                self.outcome = "hit (the whole tree's run)"
+                self.outcome = "hit from the whole tree's run"
                 return source_run
         return None
 
@@ -152,20 +151,13 @@ class SourceRunCache:
             return None  # an entry of another shape: sealed by us, but not of this format
 
     def _as_part(self, whole: SourceRun | None) -> SourceRun | None:
-        """The whole tree's run seen from a run of some of its files: the other translation units become context;
-        a header no unit includes is parsed in a run only when it is one of the run's files, so a whole run that
-        parsed such a header of its own cannot stand for a part without it."""
+        """The whole tree's run seen from a run of some of its files: the other units become context."""
         if whole is None:
             return None
         from hexlint.engine import path_key
 
         in_run = {path_key(path) for path in self.sources}
-        units = []
-        for path, _, diagnostics in whole.units:
-            mine = path_key(path) in in_run
-            if not mine and not is_translation_unit(path):
-                return None
-            units.append((path, not mine, diagnostics))
+        units = [(path, path_key(path) not in in_run, diagnostics) for path, _, diagnostics in whole.units]
         # The run's own units are parsed first: their order decides which copy of a shared header's error is kept.
         units.sort(key=lambda unit: unit[1])
         return replace(whole, units=units)
