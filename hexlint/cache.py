@@ -107,6 +107,20 @@ class Store:
         except OSError as error:
             self.problems.append(f"{self.directory}: cannot write the cache: {error.strerror or error}")
 
+    def prune(self, namespace: str, keep: int) -> None:
+        """Remove the oldest entries of a namespace beyond the `keep` newest (by when they were written)."""
+        entries = []
+        try:
+            with os.scandir(os.path.join(self.directory, namespace)) as shards:
+                for shard in shards:
+                    if shard.is_dir():
+                        with os.scandir(shard.path) as files:
+                            entries += [(item.stat().st_mtime_ns, item.path) for item in files if item.is_file()]
+        except OSError:
+            return
+        for _, path in sorted(entries)[: max(len(entries) - keep, 0)]:
+            _remove(path)
+
 
 def _remove(path: str) -> None:
     with contextlib.suppress(OSError):

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from hexlint.engine import RunSettings, SourceRun
 
 NAMESPACE = "source-runs"
+# The newest entries kept (each a few hundred KB on ggml's tree): enough for a day of edits on a few branches.
+KEPT_RUNS = 64
 
 
 def _stat_only_roots() -> list[str]:
@@ -181,3 +183,4 @@ class SourceRunCache:
             "dependencies": cache_module.dependencies_of(dependencies, self.digests),
         }
         self._store.put(NAMESPACE, self.key, payload)
+        self._store.prune(NAMESPACE, KEPT_RUNS)

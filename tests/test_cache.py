@@ -116,6 +116,17 @@ def test_an_entry_reads_back_only_whole_sealed_and_under_its_own_key(tmp_path: P
     assert (tmp_path / ".gitignore").read_text().splitlines()[-1] == "*"
 
 
+def test_pruning_keeps_the_newest_entries(tmp_path: Path) -> None:
+    store = Store(str(tmp_path), b"s" * 32)
+    keys = [key_of(number) for number in range(5)]
+    for age, key in enumerate(keys):
+        store.put("ns", key, age)
+        entry = tmp_path / "ns" / key[:2] / (key + ".json")
+        os.utime(entry, ns=(age * 10**9, age * 10**9))
+    store.prune("ns", 2)
+    assert [store.get("ns", key) for key in keys] == [None, None, None, 3, 4]
+
+
 def _writer(directory: str, secret: bytes, value: int) -> None:
     store = Store(directory, secret)
     for round_number in range(60):
