@@ -25,7 +25,13 @@ settings.load_profile("explore" if os.environ.get("HEXLINT_HYPOTHESIS") == "expl
 
 # The suite's runs read and write no persistent cache (each test would otherwise see the last one's entries in the
 # checkout's .hexlint_cache); the cache's own tests turn it back on with a directory of their own.
-os.environ["HEXLINT_NO_CACHE"] = "1"
+# HEXLINT_SUITE_CACHE=DIR runs every test through one cache in DIR instead: twice in a row, the second run is
+# answered from it, which checks that no test's outcome depends on whether the cache was used.
+if os.environ.get("HEXLINT_SUITE_CACHE"):
+    os.environ.pop("HEXLINT_NO_CACHE", None)
+    os.environ["HEXLINT_CACHE_DIR"] = os.environ["HEXLINT_SUITE_CACHE"]
+else:
+    os.environ["HEXLINT_NO_CACHE"] = "1"
 
 
 @dataclass(frozen=True)
