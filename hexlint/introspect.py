@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 
 from hexlint.cmake import CMAKE_LISTS
 from hexlint.config import Config, option_key
@@ -82,6 +83,7 @@ def resolved_settings(config: Config, settings: RunSettings, paths: Sequence[str
             settings.project_root or config.project_root,
             _source(config, "project-root", bool(settings.project_root)),
         ),
+        ("cache-dir", settings.cache_dir, _cache_dir_source(config, settings, paths)),
     ]
     rows += build_define_rows(config, settings, paths)
     for rule in enabled_rules(config, settings):
@@ -90,6 +92,20 @@ def resolved_settings(config: Config, settings: RunSettings, paths: Sequence[str
             key = f"rules.{rule.code}.{option_key(name)}"
             rows.append((key, overrides.get(name, default), _source(config, key, False)))
     return rows
+
+
+def _cache_dir_source(config: Config, settings: RunSettings, paths: Sequence[str]) -> str:
+    """The configuration's, the default's, or (--cache-dir, --no-cache, HEXLINT_CACHE_DIR, HEXLINT_NO_CACHE) the
+    command line's and environment's."""
+    from hexlint.config import cache_directory
+
+    if settings.cache_dir is None:  # off: only --no-cache or HEXLINT_NO_CACHE turn it off
+        return "command line or environment"
+    if settings.cache_dir == cache_directory(None, False, replace(config, cache_dir=None), list(paths) or ["."]):
+        return DEFAULT
+    if config.cache_dir is not None and settings.cache_dir == config.cache_dir:
+        return str(config.path)
+    return "command line or environment"
 
 
 def build_define_rows(config: Config, settings: RunSettings, paths: Sequence[str]) -> list[tuple[str, Any, str]]:

@@ -336,6 +336,8 @@ def test_the_cache_goes_where_the_project_is_and_can_be_turned_off(
     (checkout / "hexlint.toml").write_text('cache-dir = "build/lint-cache"\n')
     run_hexlint("-q", str(tree))
     assert (checkout / "build" / "lint-cache" / "source-runs").is_dir()
+    shown = json.loads(run_hexlint("--show-settings", "--format", "json", str(tree)).stdout)["settings"]["cache-dir"]
+    assert shown == {"value": str(checkout / "build" / "lint-cache"), "source": str(checkout / "hexlint.toml")}
 
 
 def test_a_cache_that_cannot_be_written_is_no_error(tmp_path: Path, cache_on: Path) -> None:
