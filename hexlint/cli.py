@@ -149,6 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --fix or --diff, also the fixes that may change what the code does (`hexlint rule CODE` says why)",
     )
     baseline.add_argument(
+        "--no-unsafe-fixes",
+        action="store_true",
+        help="take no unsafe fix even when the configuration's `unsafe-fixes` is true",
+    )
+    baseline.add_argument(
         "--fix-read-only", action="store_true", help="with --fix, also rewrite read-only files (they stay read-only)"
     )
     baseline.add_argument("--diff", action="store_true", help="print the safe fixes as a unified diff; write nothing")
@@ -280,6 +285,8 @@ def settings_from(arguments: argparse.Namespace) -> RunSettings:
         raise UsageError("--fix-read-only: only with --fix")
     if arguments.unsafe_fixes and not (arguments.fix or arguments.diff):
         raise UsageError("--unsafe-fixes: only with --fix or --diff")
+    if arguments.unsafe_fixes and arguments.no_unsafe_fixes:
+        raise UsageError("--unsafe-fixes and --no-unsafe-fixes cannot be combined")
     if arguments.fix and arguments.diff:
         raise UsageError("--fix and --diff cannot be combined: --diff only shows what --fix would write")
     _check_introspection_arguments(arguments)
@@ -501,9 +508,10 @@ def check_writable_target(option: str, target: str, paths: Sequence[str]) -> Non
         raise UsageError(f"{option}: {target}: directory {parent} does not exist")
 
 
-def _with_cache_and_progress(
+def _with_configuration(
     settings: RunSettings, arguments: argparse.Namespace, config: Config, paths: Sequence[str], stderr: TextIO
 ) -> RunSettings:
+    """What the command line and the configuration decide together: the cache, unsafe fixes, the progress line."""
     from dataclasses import replace
 
     from hexlint.config import cache_directory
@@ -512,7 +520,8 @@ def _with_cache_and_progress(
     directory = cache_directory(arguments.cache_dir, arguments.no_cache, config, paths)
     machine_format = arguments.format != "text" or arguments.statistics
     progress = progress_for(stderr, quiet=machine_format or arguments.quiet)
-    return replace(settings, cache_dir=directory, progress=progress)
+    unsafe = arguments.unsafe_fixes or (config.unsafe_fixes and not arguments.no_unsafe_fixes)
+    return replace(settings, cache_dir=directory, progress=progress, unsafe_fixes=unsafe)
 
 
 def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
@@ -524,7 +533,7 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
     config: Config = load_config(arguments.config, paths[0])
     for note in config.notes:
         stderr.write(f"hexlint: warning: {note}\n")
-    settings = _with_cache_and_progress(settings, arguments, config, paths, stderr)
+    settings = _with_configuration(settings, arguments, config, paths, stderr)
     if arguments.show_settings or arguments.show_files:
         from hexlint.introspect import show_files, show_settings
 
@@ -550,7 +559,7 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         _write_diff(result.diff, arguments, stdout)
         if not arguments.quiet:
             files = len(result.changed_files)
-            held = held_back_note(result.diagnostics, arguments.unsafe_fixes)
+            held = held_back_note(result.diagnostics, settings.unsafe_fixes)
             stderr.write(
                 f"Would fix {result.fixed} finding{'s' if result.fixed != 1 else ''} in {files} file(s).{held}\n"
             )
@@ -576,7 +585,10 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         if result.cache_outcome and arguments.verbose:
             notes.append(f"cache: {result.cache_outcome}, {result.parsed_units} of {result.units} units parsed")
         extra = f" ({'; '.join(notes)})" if notes else ""
-        summary = summary_line(result.diagnostics, result.files_checked, result.fixed, arguments.unsafe_fixes)
+        fix_flag = "--fix" if settings.unsafe_fixes and not arguments.unsafe_fixes else None
+        summary = summary_line(
+            result.diagnostics, result.files_checked, result.fixed, settings.unsafe_fixes, fix_flag=fix_flag
+        )
         stderr.write(summary + extra + "\n")
     return exit_status(result, arguments)
 

@@ -55,6 +55,7 @@ _KNOWN_KEYS = frozenset(
         "context",
         "project-root",
         "rules",
+        "unsafe-fixes",
     )
 )
 
@@ -90,6 +91,7 @@ class Config:
     context: str | None = None  # one of CONTEXT_MODES; None means the default, "tree"
     project_root: str | None = None  # the tree parsed as context; None: found from the linted files
     cache_dir: str | None = None  # the persistent cache; None: `.hexlint_cache` at the project root
+    unsafe_fixes: bool = False  # --fix and --diff also take the unsafe fixes (ruff's `unsafe-fixes`)
     # rule code -> option name -> value, already validated against the rule's [options]
     rule_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     keys_set: frozenset[str] = frozenset()  # the top-level keys the file sets (`rules.CODE.option` for rule options)
@@ -234,6 +236,9 @@ def config_from_table(table: Mapping[str, Any], source: StrPath) -> Config:
     project_root = table.get("project-root")
     if project_root is not None and not isinstance(project_root, str):
         raise ConfigError(f"{source}: `project-root` must be a path")
+    unsafe_fixes = table.get("unsafe-fixes", False)
+    if not isinstance(unsafe_fixes, bool):
+        raise ConfigError(f"{source}: `unsafe-fixes` must be true or false, not {unsafe_fixes!r}")
     cache_dir = table.get("cache-dir")
     if cache_dir is not None and not isinstance(cache_dir, str):
         raise ConfigError(f"{source}: `cache-dir` must be a path")
@@ -261,6 +266,7 @@ def config_from_table(table: Mapping[str, Any], source: StrPath) -> Config:
         context=context,
         project_root=_relative_to(base, project_root) if project_root else None,
         cache_dir=_relative_to(base, cache_dir) if cache_dir else None,
+        unsafe_fixes=unsafe_fixes,
         rule_options=rule_tables,
         keys_set=frozenset(key for key in table if key != "rules") | option_keys,
         notes=tuple(f"{source}: {note}" for note in notes.values()),

@@ -84,6 +84,11 @@ def resolved_settings(config: Config, settings: RunSettings, paths: Sequence[str
             _source(config, "project-root", bool(settings.project_root)),
         ),
         ("cache-dir", settings.cache_dir, _cache_dir_source(config, settings, paths)),
+        (
+            "unsafe-fixes",
+            settings.unsafe_fixes,
+            _source(config, "unsafe-fixes", settings.unsafe_fixes != config.unsafe_fixes),
+        ),
     ]
     rows += build_define_rows(config, settings, paths)
     for rule in enabled_rules(config, settings):

@@ -378,7 +378,7 @@ def test_parses_run_on_threads_with_deep_stacks(tree: Path, monkeypatch) -> None
 
     for jobs in ("1", "2"):
         seen.clear()
-        assert main(["--jobs", jobs, "a.c", "b.c", "c.c"]) == 0
+        assert main(["--no-cache", "--jobs", jobs, "a.c", "b.c", "c.c"]) == 0
         assert len(seen) == 3 and not any(on_main for on_main, _ in seen), seen
     assert threading.stack_size() == 0  # set only while the parse threads start
 

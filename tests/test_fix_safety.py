@@ -37,6 +37,25 @@ def test_unsafe_fixes_are_held_back_and_said_so(tmp_path: Path, monkeypatch: pyt
     assert Path("g.c").read_text() == "#define F \\\nab        \\\ncd        \\\n1\n"
 
 
+def test_the_configuration_can_take_unsafe_fixes_and_the_command_line_refuse_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("hexlint.toml").write_text("unsafe-fixes = true\n")
+    Path("g.c").write_text(GLUED)
+    plain = run_hexlint("--select", "HX110", "g.c")
+    assert "1 fixable with --fix." in plain.stderr and "held back" not in plain.stderr
+    refused = run_hexlint("--select", "HX110", "--fix", "--no-unsafe-fixes", "g.c")
+    assert Path("g.c").read_text() == GLUED and "held back" in refused.stderr
+    run_hexlint("--select", "HX110", "--fix", "g.c")
+    assert Path("g.c").read_text() == "#define F \\\nab        \\\ncd        \\\n1\n"
+    both = run_hexlint("--fix", "--unsafe-fixes", "--no-unsafe-fixes", "g.c")
+    assert both.status == 2 and "cannot be combined" in both.stderr
+    Path("hexlint.toml").write_text('unsafe-fixes = "yes"\n')
+    wrong = run_hexlint("g.c")
+    assert wrong.status == 2 and "`unsafe-fixes` must be true or false" in wrong.stderr
+
+
 def test_unsafe_fixes_without_fix_or_diff_is_a_usage_error(tmp_path: Path) -> None:
     run = run_hexlint("--unsafe-fixes", str(tmp_path))
     assert run.status == 2 and run.stderr == "hexlint: error: --unsafe-fixes: only with --fix or --diff\n"

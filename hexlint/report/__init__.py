@@ -131,9 +131,14 @@ def text_place(span: Span) -> str:
 
 
 def summary_line(
-    diagnostics: Sequence[Diagnostic], files_checked: int, fixed: int = 0, unsafe_fixes: bool = False
+    diagnostics: Sequence[Diagnostic],
+    files_checked: int,
+    fixed: int = 0,
+    unsafe_fixes: bool = False,
+    fix_flag: str | None = None,
 ) -> str:
-    """The one line printed on stderr after a run; with `unsafe_fixes` the unsafe fixes count as fixable."""
+    """The one line printed on stderr after a run; with `unsafe_fixes` the unsafe fixes count as fixable, and
+    `fix_flag` is what applies them (`--fix` alone when the configuration's `unsafe-fixes` is on)."""
     fixed_note = f" Fixed {fixed} finding{'s' if fixed != 1 else ''}." if fixed else ""
     if not diagnostics:
         return f"All checks passed: {files_checked} file{'s' if files_checked != 1 else ''} checked.{fixed_note}"
@@ -143,7 +148,7 @@ def summary_line(
     fixable = sum(
         1 for diagnostic in diagnostics if has_safe_fix(diagnostic) or (unsafe_fixes and has_unsafe_fix(diagnostic))
     )
-    flag = "--fix --unsafe-fixes" if unsafe_fixes else "--fix"
+    flag = fix_flag or ("--fix --unsafe-fixes" if unsafe_fixes else "--fix")
     fixable_note = f" {fixable} fixable with {flag}." if fixable else ""
     count = len(diagnostics)
     return (
