@@ -233,7 +233,9 @@ def watch_plan(
         real = os.path.realpath(dependency)
         if not any(_within(real, root) for root in unchanging):
             single.append(real)
-    files = frozenset(path for path in single if not any(_within(path, tree) for tree in trees_kept))
+    # Each file counts wherever it is (a baseline inside the tree is no source); those outside the trees need their
+    # directory watched.
+    files = frozenset(single)
     directories = {os.path.dirname(path) for path in files}
     for path in paths:
         directories.update(_configuration_directories(path, config))
@@ -286,6 +288,7 @@ class _StopFlag:
     def __init__(self) -> None:
         self.stop = threading.Event()
         self.ready = threading.Event()
+        self.failure: Exception | None = None  # why the watches could not be set up
 
     def is_set(self) -> bool:
         self.ready.set()
@@ -295,10 +298,12 @@ class _StopFlag:
 @dataclass
 class Watcher:
     """Background threads watching a plan's directories; batches of changed paths (or an error) arrive on `batches`.
-    A plan that grows starts threads for what is new; what is watched already stays watched."""
+    A plan that grows starts threads for what is new; what is watched already stays watched. Every thread filters
+    its events with the newest plan's Relevance (a header first included from a directory already watched counts)."""
 
-    relevance_of: Any  # (WatchPlan) -> watch filter
+    cache_dir: str | None = None
     batches: queue.Queue = field(default_factory=queue.Queue)
+    _relevance: Relevance = field(default_factory=lambda: Relevance(WatchPlan()))
     _threads: list[tuple[threading.Thread, _StopFlag]] = field(default_factory=list)
     _trees: set[str] = field(default_factory=set)
     _directories: set[str] = field(default_factory=set)
@@ -311,34 +316,37 @@ class Watcher:
             for directory in plan.directories
             if directory not in self._directories and not any(_within(directory, tree) for tree in trees)
         )
+        cache_dir = os.path.realpath(self.cache_dir) if self.cache_dir else None
+        self._relevance = Relevance(plan, cache_dir)  # one assignment: a thread sees the old plan or the new
         started = []
-        relevance = self.relevance_of(plan)
         for roots, recursive in ((new_trees, True), (new_directories, False)):
             if roots:
-                started.append(self._start(roots, recursive, relevance))
+                started.append(self._start(roots, recursive))
         self._trees.update(new_trees)
         self._directories.update(new_directories)
         for flag in started:
             if not flag.ready.wait(READY_TIMEOUT):
                 raise InputError("--watch: the file watcher did not start")
-            self._raise_failure()
+            if flag.failure is not None:
+                raise flag.failure
 
-    def _start(self, roots: list[str], recursive: bool, relevance: Any) -> _StopFlag:
+    def _start(self, roots: list[str], recursive: bool) -> _StopFlag:
         flag = _StopFlag()
-        thread = threading.Thread(
-            target=self._run, args=(roots, recursive, relevance, flag), name="hexlint-watch", daemon=True
-        )
+        thread = threading.Thread(target=self._run, args=(roots, recursive, flag), name="hexlint-watch", daemon=True)
         self._threads.append((thread, flag))
         thread.start()
         return flag
 
-    def _run(self, roots: list[str], recursive: bool, relevance: Any, flag: _StopFlag) -> None:
+    def _relevant(self, change: Any, path: str) -> bool:
+        return self._relevance(change, path)
+
+    def _run(self, roots: list[str], recursive: bool, flag: _StopFlag) -> None:
         import watchfiles
 
         try:
             for changes in watchfiles.watch(
                 *roots,
-                watch_filter=relevance,
+                watch_filter=self._relevant,
                 debounce=BATCH_MS,
                 step=QUIET_MS,
                 stop_event=flag,
@@ -347,19 +355,13 @@ class Watcher:
             ):
                 self.batches.put({path for _, path in changes})
         except Exception as error:  # a directory that vanished, the system's limit of watches: the session says so
-            self.batches.put(InputError(f"--watch: {', '.join(roots)}: {error}"))
+            failure = InputError(f"--watch: cannot watch {', '.join(map(display_path, roots))}: {error}")
+            if flag.ready.is_set():
+                self.batches.put(failure)
+            else:
+                flag.failure = failure
         finally:
             flag.ready.set()
-
-    def _raise_failure(self) -> None:
-        """An error a thread reported at its start (the first thing it put on the queue) ends the session."""
-        try:
-            item = self.batches.get_nowait()
-        except queue.Empty:
-            return
-        if isinstance(item, Exception):
-            raise item
-        self.batches.put(item)
 
     def next_changes(self) -> set[str]:
         """The paths changed since the last call, waiting for at least one; several batches waiting are one."""
@@ -407,18 +409,14 @@ class WatchSession:
         self.settings = settings
         self.stdout = stdout
         self.stderr = stderr
-        self.watcher = Watcher(self._relevance)
-        self._cache_dir: str | None = None
+        self.watcher = Watcher(settings.cache_dir)
         self._config_notes: tuple[str, ...] = ()
-
-    def _relevance(self, plan: WatchPlan) -> Relevance:
-        return Relevance(plan, os.path.realpath(self._cache_dir) if self._cache_dir else None)
 
     def _lint(self, config: Config) -> LintResult:
         """One run, as `hexlint PATHS` runs it (a fresh progress line, the configuration's cache directory)."""
         arguments = self.arguments
         settings = cli._with_cache_and_progress(self.settings, arguments, config, self.paths, self.stderr)
-        self._cache_dir = settings.cache_dir
+        self.watcher.cache_dir = settings.cache_dir  # the configuration may name another
         try:
             result = lint(self.paths, config, settings)
         finally:
@@ -463,7 +461,11 @@ class WatchSession:
             self.stderr.write(watching_line(plan) + "\n")
             self.stderr.flush()
         while True:
-            changed = self.watcher.next_changes()
+            try:
+                changed = self.watcher.next_changes()
+            except InputError as error:  # a watcher thread ended: what the others watch is still linted
+                self._error(error)
+                continue
             self.stderr.write(changed_header(changed) + "\n")
             self.stderr.flush()
             started = time.monotonic()
@@ -471,8 +473,7 @@ class WatchSession:
                 config = self._config()
                 current = self._lint(config)
             except (*cli._input_errors(), InternalError) as error:
-                self.stderr.write(f"hexlint: error: {error}\n")
-                self.stderr.flush()
+                self._error(error)
                 continue
             changes = finding_changes(result.diagnostics, current.diagnostics)
             lines = change_lines(changes, self.arguments.verbose)
@@ -484,7 +485,14 @@ class WatchSession:
                 self.stderr.write(change_summary(changes, current, seconds, self.arguments.unsafe_fixes) + "\n")
                 self.stderr.flush()
             result = current
-            self.watcher.watch(watch_plan(self.paths, config, self.settings, result))
+            try:
+                self.watcher.watch(watch_plan(self.paths, config, self.settings, result))
+            except InputError as error:  # a directory gone between the run and its watch: the rest is watched
+                self._error(error)
+
+    def _error(self, error: Exception) -> None:
+        self.stderr.write(f"hexlint: error: {error}\n")
+        self.stderr.flush()
 
     def close(self) -> None:
         self.watcher.stop()
