@@ -381,3 +381,19 @@ def test_a_baseline_inside_the_tree_counts_though_it_is_no_source(tmp_path: Path
     relevant = watch.Relevance(plan)
     assert relevant(None, str(tmp_path / "baseline.json"))
     assert not relevant(None, str(tmp_path / "other.json"))
+
+
+def test_ctrl_c_stops_the_watcher_threads_and_exits_0(tmp_path: Path, hexlint_cli, monkeypatch) -> None:
+    write(tmp_path / "htp" / "a.c", MISALIGNED)
+    started: list[threading.Thread] = []
+
+    def interrupted(self) -> set[str]:
+        started.extend(thread for thread in threading.enumerate() if thread.name == "hexlint-watch")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(watch.Watcher, "next_changes", interrupted)
+    run = hexlint_cli("--watch", "--select", "HX110", str(tmp_path / "htp"))
+    assert run.status == 0
+    assert "HX110" in run.stdout  # the first report
+    assert run.stderr.endswith("hexlint: stopped watching\n")
+    assert started and not [thread for thread in started if thread.is_alive()]
