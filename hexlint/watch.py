@@ -387,10 +387,6 @@ class Watcher:
             thread.join(STOP_TIMEOUT)
         self._threads.clear()
 
-    @property
-    def running(self) -> int:
-        return sum(1 for thread, _ in self._threads if thread.is_alive())
-
 
 # ---------------------------------------------------------------- the session
 

@@ -397,3 +397,13 @@ def test_ctrl_c_stops_the_watcher_threads_and_exits_0(tmp_path: Path, hexlint_cl
     assert "HX110" in run.stdout  # the first report
     assert run.stderr.endswith("hexlint: stopped watching\n")
     assert started and not [thread for thread in started if thread.is_alive()]
+
+
+def test_batches_waiting_together_are_one_change_and_a_watcher_failure_is_raised() -> None:
+    watcher = watch.Watcher()
+    watcher.batches.put({"htp/a.c"})
+    watcher.batches.put({"htp/a.c", "htp/b.c"})  # an editor's second write, batched apart
+    assert watcher.next_changes() == {"htp/a.c", "htp/b.c"}
+    watcher.batches.put(watch.InputError("--watch: cannot watch htp: gone"))
+    with pytest.raises(watch.InputError, match="cannot watch"):
+        watcher.next_changes()
