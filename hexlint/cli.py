@@ -106,6 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--warnings-as-errors", action="store_true", help="report warnings as errors (they then fail --fail-on error)"
     )
     output.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+    output.add_argument("--watch", action="store_true", help="lint, then again on every change, showing what changed")
     output.add_argument("-v", "--verbose", action="store_true", help="related locations, details, tracebacks")
     output.add_argument("--version", action="version", version=f"hexlint {__version__}")
     settings = parser.add_argument_group("configuration")
@@ -525,6 +526,10 @@ def _with_configuration(
 
 
 def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    if arguments.watch:
+        from hexlint import watch
+
+        watch.check_arguments(arguments)  # before stdin is read or anything linted
     settings = settings_from(arguments)
     paths = [settings.stdin_filename] if settings.stdin_filename is not None else arguments.paths or ["."]
     for option, target in (("--output", arguments.output), ("--write-baseline", arguments.write_baseline)):
@@ -534,6 +539,8 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
     for note in config.notes:
         stderr.write(f"hexlint: warning: {note}\n")
     settings = _with_configuration(settings, arguments, config, paths, stderr)
+    if arguments.watch:
+        return watch.run_watch(arguments, paths, config, settings, stdout, stderr)
     if arguments.show_settings or arguments.show_files:
         from hexlint.introspect import show_files, show_settings
 

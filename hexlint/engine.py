@@ -103,6 +103,8 @@ class LintResult:
     parsed_units: int = 0
     units: int = 0
     cache_outcome: str = ""
+    # The files the source run's units read: their own and every header they include (what --watch watches).
+    dependencies: tuple[str, ...] = ()
 
 
 # ---------------------------------------------------------------- selection
@@ -589,6 +591,7 @@ def run_source_rules(
     if stats is not None:
         stats["parsed_units"] = stats.get("parsed_units", 0) + source_run.parsed_units
         stats["units"] = stats.get("units", 0) + len(source_run.units)
+        stats["dependencies"] = [*stats.get("dependencies", ()), *source_run.dependencies]
         if cached is not None:
             stats["cache"] = cached.outcome
     if notes is not None:
@@ -1039,6 +1042,7 @@ def _result(
         parsed_units=outcome.stats.get("parsed_units", 0),
         units=outcome.stats.get("units", 0),
         cache_outcome=outcome.stats.get("cache", ""),
+        dependencies=tuple(outcome.stats.get("dependencies", ())),
     )
 
 

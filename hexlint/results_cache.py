@@ -36,7 +36,7 @@ NAMESPACE = "source-runs"
 KEPT_RUNS = 64
 
 
-def _stat_only_roots() -> list[str]:
+def stat_only_roots() -> list[str]:
     """Directories whose files are known by size and mtime, not content: hexlint's own (its build id covers them),
     libclang's builtin headers and the system's headers."""
     import importlib.util
@@ -89,7 +89,7 @@ class SourceRunCache:
         if store is None:
             return None
         overrides = dict(parse_settings.unsaved)
-        digests = FileDigests(overrides=overrides, stat_only_roots=_stat_only_roots())
+        digests = FileDigests(overrides=overrides, stat_only_roots=stat_only_roots())
         base_settings = replace(parse_settings, unsaved=tuple((path, digests.of(path)) for path in overrides))
 
         def described(path: str) -> list[Any]:

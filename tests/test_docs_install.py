@@ -81,7 +81,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
     installs, _ = shown_commands()
     for line in dict.fromkeys(installs):
-        words = [str(clone) if word == CLONE_NAME else word for word in shlex.split(line)]
+        # `/path/to/hexlint[watch]`: the clone, with an extra.
+        words = [
+            str(clone) + word.removeprefix(CLONE_NAME) if word.startswith(CLONE_NAME) else word
+            for word in shlex.split(line)
+        ]
         cwd = clone if words[-1] == "." else scratch
         completed = subprocess.run(
             [str(venv / "bin" / "python"), "-m", *words, "--quiet", "--disable-pip-version-check"],
@@ -130,6 +134,9 @@ def test_every_command_shown_runs_as_written(installed: tuple[Path, Path]) -> No
     environment = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
     _, commands = shown_commands()
     for line in commands:
+        if "--watch" in shlex.split(line):
+            run_watch_until_ready(line, tree, environment)
+            continue
         completed = subprocess.run(
             ["bash", "-c", line],
             cwd=tree,
@@ -144,6 +151,41 @@ def test_every_command_shown_runs_as_written(installed: tuple[Path, Path]) -> No
             continue  # a function name of upstream's libraries, which the core's do not have: the options were fine
         assert completed.returncode in (0, 1), (line, completed.stderr)
         assert "error" not in completed.stderr, (line, completed.stderr)
+
+
+def run_watch_until_ready(line: str, cwd: Path, environment: dict[str, str]) -> None:
+    """A `hexlint --watch` command runs until Ctrl-C: it must print its report, say it watches, and end with exit 0
+    on SIGINT without an error."""
+    import queue
+    import signal
+    import threading
+
+    process = subprocess.Popen(
+        shlex.split(line),
+        cwd=cwd,
+        env=environment,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(text) for text in process.stderr], daemon=True)
+    reader.start()
+    seen: list[str] = []
+    try:
+        while not (seen and seen[-1].startswith("hexlint: watching")):
+            seen.append(lines.get(timeout=300))
+        process.send_signal(signal.SIGINT)
+        status = process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    reader.join(10)
+    while not lines.empty():
+        seen.append(lines.get_nowait())
+    assert status == 0, (line, seen)
+    assert not [text for text in seen if "error" in text or "Traceback" in text], (line, seen)
 
 
 def test_every_precommit_config_shown_runs(installed: tuple[Path, Path], tmp_path: Path) -> None:
