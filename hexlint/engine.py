@@ -594,6 +594,8 @@ def run_source_rules(
         stats["dependencies"] = [*stats.get("dependencies", ()), *source_run.dependencies]
         if cached is not None:
             stats["cache"] = cached.outcome
+        elif settings.cache_dir is not None:
+            stats["cache"] = "off (no secret to seal entries with: the user's cache directory is not writable)"
     if notes is not None:
         notes.extend(source_run.notes)
     return reported_findings(source_run, {path_key(path) for path in sources})

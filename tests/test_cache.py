@@ -340,12 +340,19 @@ def test_the_cache_goes_where_the_project_is_and_can_be_turned_off(
     assert shown == {"value": str(checkout / "build" / "lint-cache"), "source": str(checkout / "hexlint.toml")}
 
 
-def test_a_cache_that_cannot_be_written_is_no_error(tmp_path: Path, cache_on: Path) -> None:
+def test_a_cache_that_cannot_be_written_is_no_error(
+    tmp_path: Path, cache_on: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     tree = make_tree(tmp_path)
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("")
     result, _ = lint_json("--cache-dir", str(blocker), str(tree))
     assert result == no_cache(str(tree))
+    # No secret can be made (the user's cache directory is a file): nothing is cached, and -v says why.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    result, stderr = lint_json("--cache-dir", str(cache_on), str(tree))
+    assert result == no_cache(str(tree)) and "cache: off (no secret" in stderr
+    assert not cache_on.exists()
 
 
 @pytest.mark.slow
