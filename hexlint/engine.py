@@ -669,7 +669,15 @@ def run_binary_rules(
     namespace = binary_namespace(settings.binary_arguments)
     try:
         diagnostics, report = audit_paths(
-            list(binaries), namespace, options, tables, settings.jobs or usable_cores(), enabled=enabled, facts=facts
+            list(binaries),
+            namespace,
+            options,
+            tables,
+            settings.jobs or usable_cores(),
+            enabled=enabled,
+            facts=facts,
+            cache_dir=settings.cache_dir,
+            progress=settings.progress,
         )
     except (InputError, InternalError):
         raise

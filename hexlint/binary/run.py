@@ -31,13 +31,13 @@ import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from hexlint.binary.audit import AuditSettings, LibraryAudit, audit_image, settings_from_options
 from hexlint.binary.options import DEFAULT_TOP
-from hexlint.binary.table import render_tables, table_records
 from hexlint.core import Diagnostic
-from hexlint.elf import ElfError, load_elf
+
+if TYPE_CHECKING:  # imported where used: a run the cache answers reads no ELF and decodes nothing
+    from hexlint.binary.audit import AuditSettings, LibraryAudit
 
 BINARY_CODES = ("HX201", "HX202", "HX203", "HX204", "HX205")
 FAMILY_CODES = {"spills": ("HX201", "HX202"), "promotions": ("HX203",), "division": ("HX204",), "dma": ("HX205",)}
@@ -130,8 +130,9 @@ def audit_library(
 ) -> LibraryAudit:
     """Audit one library: DWARF from the --debug-file build of the same code when it has none, source paths through
     the prefix map; the missing-DWARF note says which file to pass when one is at hand."""
-    from hexlint.binary.audit import NO_DWARF_NOTE
+    from hexlint.binary.audit import NO_DWARF_NOTE, audit_image
     from hexlint.binary.sources import debug_image_for, load_debug_files, mapped_locate, missing_dwarf_note
+    from hexlint.elf import ElfError, load_elf
 
     try:
         image = load_elf(path)
@@ -161,10 +162,14 @@ def audit_paths(
     jobs: int = 1,
     enabled: Iterable[str] | None = None,
     facts: list[LibraryFacts] | None = None,
+    cache_dir: str | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[list[Diagnostic], str]:
     """See the module's docstring. `jobs`: libraries audited at once, in worker processes (1: one after another in
     this process); the results are the same in any case. `enabled`: the codes the run selected (None: all). A `facts`
-    list receives each library's LibraryFacts (not in gate mode), for the source rules of the same run."""
+    list receives each library's LibraryFacts (not in gate mode), for the source rules of the same run. `cache_dir`:
+    the persistent cache (binary/cached.py; None: none), an unchanged library's result is read from it, not audited
+    again (not in gate mode). `progress("audited", done, total)` is told as each library is done."""
     options = rule_options(options_by_code, args)
     selected = None if enabled is None else set(enabled)
     codes = tuple(code for code in audited_codes(args) if selected is None or code in selected)
@@ -172,17 +177,21 @@ def audit_paths(
     accept = function_filter(args)  # a bad --func is a usage error before any library is read
     baseline = getattr(args, "baseline_lib", None)
     if baseline:
+        from hexlint.binary.audit import settings_from_options
+
         settings = settings_from_options(options)
         audits = [audit_library(str(path), settings, accept, **_library_options(args)) for path in paths]
         _require_a_function(args, paths, sum(len(audit.functions) for audit in audits))
         return _gate(baseline, audits, settings, accept, options, codes)
-    results = _library_results([str(path) for path in paths], args, options, codes, jobs)
+    results = _library_results([str(path) for path in paths], args, options, codes, jobs, cache_dir, progress)
     _require_a_function(args, paths, sum(result.functions for result in results))
     diagnostics = [diagnostic for result in results for diagnostic in result.diagnostics]
     if facts is not None:
         facts.extend(result.facts for result in results if result.facts is not None)
     report = _hints(diagnostics)
     if shows_table(args):
+        from hexlint.binary.table import render_tables
+
         library_tables = [result.table for result in results if result.table is not None]
         if tables is not None:
             tables.extend(library_tables)
@@ -247,6 +256,9 @@ def library_result(
 ) -> LibraryResult:
     """Audit one library and run the rules `codes` (default: those of the audits asked for, see the module's
     docstring) on it, with the table as data when the run shows it."""
+    from hexlint.binary.audit import settings_from_options
+    from hexlint.binary.table import table_records
+
     audit = audit_library(path, settings_from_options(options), function_filter(args), **_library_options(args))
     diagnostics = tuple(_run_checks([audit], options, audited_codes(args) if codes is None else codes))
     facts = library_facts(audit, options)
@@ -257,7 +269,59 @@ def library_result(
 
 
 def _library_results(
-    paths: list[str], args: argparse.Namespace, options: dict[str, dict], codes: Sequence[str], jobs: int
+    paths: list[str],
+    args: argparse.Namespace,
+    options: dict[str, dict],
+    codes: Sequence[str],
+    jobs: int,
+    cache_dir: str | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> list[LibraryResult]:
+    """_audited_results of the libraries the cache in `cache_dir` does not hold (all of them without one), the
+    others from it; in order."""
+    store = None
+    if cache_dir is not None:
+        from hexlint.cache import open_store
+
+        store = open_store(cache_dir)
+    if store is None:
+        return _audited_results(paths, args, options, codes, jobs, _counter(progress, len(paths)))
+    from hexlint.binary.cached import cached_result, library_key, store_result
+
+    keys = [library_key(path, args, options, codes) for path in paths]
+    found = [None if key is None else cached_result(store, key) for key in keys]
+    report = _counter(progress, len(paths))
+    for result in found:
+        if result is not None:
+            report()
+    missing = [index for index, result in enumerate(found) if result is None]
+    audited = _audited_results([paths[index] for index in missing], args, options, codes, jobs, report)
+    for index, result in zip(missing, audited, strict=True):
+        found[index] = result
+        if keys[index] is not None:
+            store_result(store, keys[index], result)
+    return found  # type: ignore[return-value]  # every None was replaced
+
+
+def _counter(progress: Callable[[str, int, int], None] | None, total: int) -> Callable[[], None]:
+    """A callable telling `progress` of one more library done."""
+    done = [0]
+
+    def report() -> None:
+        done[0] += 1
+        if progress is not None:
+            progress("audited", done[0], total)
+
+    return report
+
+
+def _audited_results(
+    paths: list[str],
+    args: argparse.Namespace,
+    options: dict[str, dict],
+    codes: Sequence[str],
+    jobs: int,
+    report: Callable[[], None],
 ) -> list[LibraryResult]:
     """library_result of each path, in order: in forked worker processes when several libraries and cores are there
     and the libraries are large enough to pay for them (an audit is pure Python: threads would take turns); where
@@ -267,7 +331,11 @@ def _library_results(
     at most (1: none)."""
 
     def one_after_another() -> list[LibraryResult]:
-        return [library_result(path, args, options, codes) for path in paths]
+        results = []
+        for path in paths:
+            results.append(library_result(path, args, options, codes))
+            report()
+        return results
 
     workers = min(jobs, len(paths))
     if (
@@ -302,6 +370,10 @@ def _library_results(
         if futures is None:
             _kill_workers(pool)
             return one_after_another()  # this process does it all
+        from concurrent.futures import as_completed
+
+        for _ in as_completed(futures):  # an error is raised below, the first library's first
+            report()
         return [future.result() for future in futures]
     except BrokenProcessPool:
         _kill_workers(pool)
@@ -415,7 +487,9 @@ def _error(message: str, stderr: TextIO | None = None) -> int:
 
 
 def run_disasm(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    from hexlint.binary.audit import audit_image, settings_from_options
     from hexlint.binary.disasm import render_disassembly
+    from hexlint.elf import ElfError, load_elf
 
     stdout = stdout or sys.stdout
     paths = [str(path) for path in getattr(args, "paths", None) or []]
@@ -451,6 +525,7 @@ def run_addr2line(
     args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO | None = None, stderr: TextIO | None = None
 ) -> int:
     from hexlint.binary.addr2line import AddressError, resolve_lines
+    from hexlint.elf import ElfError, load_elf
 
     stdout = stdout or sys.stdout
     items = list(args.addr2line or [])

@@ -13,9 +13,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
-from hexlint.binary.audit import FunctionAudit, LibraryAudit, LoopAudit
 from hexlint.binary.findings import stable_function_name
+
+if TYPE_CHECKING:  # a run answered by the cache renders its tables without the audit's modules
+    from hexlint.binary.audit import FunctionAudit, LibraryAudit, LoopAudit
 
 Record = dict[str, object]
 
