@@ -127,6 +127,7 @@ def audit_library(
     accept: Callable[[str], bool] | None = None,
     debug_files: Sequence[str] = (),
     prefix_map: Sequence[tuple[str, str]] = (),
+    part: tuple[int, int] = (0, 1),
 ) -> LibraryAudit:
     """Audit one library: DWARF from the --debug-file build of the same code when it has none, source paths through
     the prefix map; the missing-DWARF note says which file to pass when one is at hand."""
@@ -139,7 +140,7 @@ def audit_library(
         given = load_debug_files(debug_files) if debug_files and not image.has_debug_info else []
     except ElfError as error:
         raise BinaryInputError(str(error)) from None
-    audit = audit_image(image, settings, accept, debug_image=debug_image_for(image, given))
+    audit = audit_image(image, settings, accept, debug_image=debug_image_for(image, given), part=part)
     notes = audit.notes
     if NO_DWARF_NOTE in notes:
         note = missing_dwarf_note(image, given)
@@ -252,20 +253,50 @@ class LibraryResult:
 
 
 def library_result(
-    path: str, args: argparse.Namespace, options: dict[str, dict], codes: Sequence[str] | None = None
+    path: str,
+    args: argparse.Namespace,
+    options: dict[str, dict],
+    codes: Sequence[str] | None = None,
+    part: tuple[int, int] = (0, 1),
 ) -> LibraryResult:
     """Audit one library and run the rules `codes` (default: those of the audits asked for, see the module's
-    docstring) on it, with the table as data when the run shows it."""
+    docstring) on it, with the table as data when the run shows it. `part`: (number, parts), the result of that
+    part of its functions alone (audit.function_part; merged_result joins the parts)."""
     from hexlint.binary.audit import settings_from_options
     from hexlint.binary.table import table_records
 
-    audit = audit_library(path, settings_from_options(options), function_filter(args), **_library_options(args))
+    settings = settings_from_options(options)
+    audit = audit_library(path, settings, function_filter(args), **_library_options(args), part=part)
     diagnostics = tuple(_run_checks([audit], options, audited_codes(args) if codes is None else codes))
     facts = library_facts(audit, options)
     table = None
     if shows_table(args):
         table = table_records(audit, selected_families(args), bool(getattr(args, "verbose", False)))
     return LibraryResult(path, len(audit.functions), diagnostics, audit.notes, table, facts)
+
+
+def merged_result(parts: Sequence[LibraryResult], codes: Sequence[str]) -> LibraryResult:
+    """The LibraryResult of a whole library from those of its parts, in order: as one audit of it reports (each
+    rule's findings in function order, rule after rule; the table's rows ranked as one table's)."""
+    from hexlint.binary.table import merged_tables
+
+    if len(parts) == 1:
+        return parts[0]
+    first = parts[0]
+    order = {code: number for number, code in enumerate(codes)}
+    diagnostics = sorted((d for part in parts for d in part.diagnostics), key=lambda d: order.get(d.code, len(order)))
+    tables = [part.table for part in parts if part.table is not None]
+    facts = [part.facts for part in parts if part.facts is not None]
+    return LibraryResult(
+        first.path,
+        sum(part.functions for part in parts),
+        tuple(diagnostics),
+        first.notes,
+        merged_tables(tables) if tables else None,
+        LibraryFacts(facts[0].path, frozenset().union(*(f.functions_spilling_vectors_in_loops for f in facts)))
+        if facts
+        else None,
+    )
 
 
 def _library_results(
@@ -323,12 +354,12 @@ def _audited_results(
     jobs: int,
     report: Callable[[], None],
 ) -> list[LibraryResult]:
-    """library_result of each path, in order: in forked worker processes when several libraries and cores are there
-    and the libraries are large enough to pay for them (an audit is pure Python: threads would take turns); where
-    fork is not the safe default (macOS, Windows) or cannot be had, one after another. A process running other
-    threads (a host calling hexlint.engine.lint) is never forked: a lock one of them held would stay locked in the
-    worker. A worker's error is raised here, the first library's first, as one after another would. `jobs`: workers
-    at most (1: none)."""
+    """library_result of each path, in order: in forked worker processes when several cores are there and the
+    libraries are large enough to pay for them (an audit is pure Python: threads would take turns), a large library
+    in parts side by side when there are fewer libraries than workers (`_parts_of`); where fork is not the safe
+    default (macOS, Windows) or cannot be had, one after another. A process running other threads (a host calling
+    hexlint.engine.lint) is never forked: a lock one of them held would stay locked in the worker. A worker's error
+    is raised here, the first library's first, as one after another would. `jobs`: workers at most (1: none)."""
 
     def one_after_another() -> list[LibraryResult]:
         results = []
@@ -337,13 +368,17 @@ def _audited_results(
             report()
         return results
 
-    workers = min(jobs, len(paths))
     if (
-        workers <= 1
+        jobs <= 1
         or not sys.platform.startswith("linux")
         or not _single_threaded()
         or _total_size(paths) < PARALLEL_MIN_BYTES
     ):
+        return one_after_another()
+    parts = _parts_of(paths, jobs, args)
+    tasks = [(path, (number, count)) for path, count in zip(paths, parts, strict=True) for number in range(count)]
+    workers = min(jobs, len(tasks))
+    if workers <= 1:
         return one_after_another()
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -361,7 +396,7 @@ def _audited_results(
         already_blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, ())
         try:
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # may raise a Ctrl-C pending until now
-            futures = [pool.submit(library_result, path, args, options, codes) for path in paths]
+            futures = [pool.submit(library_result, path, args, options, codes, part) for path, part in tasks]
         except OSError:  # no process to be had (fork: too many processes, no memory)
             futures = None
         finally:
@@ -372,9 +407,16 @@ def _audited_results(
             return one_after_another()  # this process does it all
         from concurrent.futures import as_completed
 
-        for _ in as_completed(futures):  # an error is raised below, the first library's first
-            report()
-        return [future.result() for future in futures]
+        by_path: dict[str, list[Any]] = {}
+        for (path, _), future in zip(tasks, futures, strict=True):
+            by_path.setdefault(path, []).append(future)
+        left = {path: len(futures) for path, futures in by_path.items()}
+        owner = {future: path for path, futures in by_path.items() for future in futures}
+        for future in as_completed(futures):  # an error is raised below, the first library's first
+            left[owner[future]] -= 1
+            if not left[owner[future]]:
+                report()
+        return [merged_result([future.result() for future in by_path[path]], codes) for path in paths]
     except BrokenProcessPool:
         _kill_workers(pool)
         raise ChildProcessError(
@@ -388,6 +430,26 @@ def _audited_results(
         # Never a cancelled future (Executor.map cancels its own on an error): the pool's thread, finding the workers
         # killed, would set an exception on it and print the InvalidStateError it gets (Python 3.11).
         pool.shutdown()
+
+
+def _parts_of(paths: list[str], jobs: int, args: argparse.Namespace) -> list[int]:
+    """In how many parts each library is audited: one, unless there are fewer libraries than workers, when a library
+    of PART_MIN_BYTES or more gets a share of the idle ones (a part pays its own ELF read and scan, ~10% of an
+    audit). --func audits a few functions: one part."""
+    if getattr(args, "func", None) or len(paths) >= jobs:
+        return [1] * len(paths)
+    share = jobs // len(paths)
+    parts = []
+    for path in paths:
+        size = 0
+        with contextlib.suppress(OSError):
+            size = os.path.getsize(path)
+        parts.append(max(1, min(share, size // PART_MIN_BYTES)))
+    return parts
+
+
+# A part of a library's functions (its own process, ELF read, scan) pays from about this many bytes of library.
+PART_MIN_BYTES = 128 * 1024
 
 
 # Starting the worker processes costs ~25 ms: below this many bytes of libraries (~100 ms of audit) it does not pay.
