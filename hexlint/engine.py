@@ -838,7 +838,7 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
     context = context_sources(source_paths, rules, config, settings) if source_paths else []
     notes: list[str] = []
     stats: dict[str, Any] = {}
-    builds = tree_builds(config, settings)
+    builds = tree_builds(config, settings) if source_paths else None  # a binary-only run reads no build files
     raw += run_source_rules(
         source_paths, rules, options, config, settings, context, library_facts, notes, builds, stats
     )
