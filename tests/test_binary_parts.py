@@ -3,6 +3,7 @@ cover every function once and in order, and the merged result is what one audit 
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -68,3 +69,36 @@ def _recording(merge, calls: list[int]):
         return merge(parts, codes)
 
     return merged
+
+
+def _failing_in_part(number: int, failure):
+    whole = binary_run.library_result
+
+    def library_result(path, args, options, codes=None, part=(0, 1)):
+        if part[0] == number:
+            failure()
+        return whole(path, args, options, codes, part)
+
+    return library_result
+
+
+def _refuse() -> None:
+    raise binary_run.BinaryInputError("lib.so: refused in its second part")
+
+
+def _die() -> None:
+    os._exit(9)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux only")
+@pytest.mark.parametrize(
+    ("failure", "error"), [(_refuse, binary_run.BinaryInputError), (_die, ChildProcessError)], ids=["error", "died"]
+)
+def test_a_part_that_fails_fails_the_run_and_leaves_no_process(failure, error, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(binary_run, "PARALLEL_MIN_BYTES", 1)
+    monkeypatch.setattr(binary_run, "PART_MIN_BYTES", 1)
+    monkeypatch.setattr(binary_run, "library_result", _failing_in_part(1, failure))
+    with pytest.raises(error):
+        _audit([LIBRARIES[0]], [], jobs=2)
+    with pytest.raises(ChildProcessError):  # every child was reaped: none is left to wait for
+        os.waitpid(-1, os.WNOHANG)

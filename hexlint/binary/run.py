@@ -376,6 +376,11 @@ def _audited_results(
     ):
         return one_after_another()
     parts = _parts_of(paths, jobs, args)
+    if len(paths) == 1 and parts[0] > 1:
+        whole = _audit_in_parts(paths[0], args, options, codes, parts[0])
+        if whole is not None:
+            report()
+            return [whole]
     tasks = [(path, (number, count)) for path, count in zip(paths, parts, strict=True) for number in range(count)]
     workers = min(jobs, len(tasks))
     if workers <= 1:
@@ -446,6 +451,103 @@ def _parts_of(paths: list[str], jobs: int, args: argparse.Namespace) -> list[int
             size = os.path.getsize(path)
         parts.append(max(1, min(share, size // PART_MIN_BYTES)))
     return parts
+
+
+def _audit_in_parts(
+    path: str, args: argparse.Namespace, options: dict[str, dict], codes: Sequence[str], parts: int
+) -> LibraryResult | None:
+    """One library in `parts` parts side by side: this process audits the first, a forked child each other one and
+    sends back its LibraryResult through a pipe; merged_result joins them. A bare fork, not a process pool: the pool's
+    modules and start-up (~50 ms) would eat much of what a part saves on one library. None when no child could be
+    forked (the caller audits the library whole). A child's error is raised here, after this process's own part's;
+    a child that died without a result is a ChildProcessError; on any error every child left is killed."""
+    import pickle
+
+    children: list[tuple[int, int]] = []  # (pid, read end of its pipe), not yet reaped
+    parent = os.getpid()
+    try:
+        forked = True
+        already_blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, ())
+        try:
+            # Ctrl-C held back until each child has set it aside (_worker_setup), as for the pool's workers
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            for number in range(1, parts):
+                read_end, write_end = os.pipe()
+                try:
+                    pid = os.fork()
+                except OSError:
+                    os.close(read_end)
+                    os.close(write_end)
+                    raise
+                if pid == 0:
+                    _part_child(write_end, parent, path, args, options, codes, (number, parts))
+                os.close(write_end)
+                children.append((pid, read_end))
+        except OSError:  # no process to be had (too many processes, no memory)
+            forked = False
+        finally:
+            if not already_blocked:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        if not forked:
+            return None
+        results = [library_result(path, args, options, codes, (0, parts))]
+        while children:
+            pid, read_end = children[0]
+            with os.fdopen(read_end, "rb") as stream:
+                children[0] = (pid, -1)
+                data = stream.read()
+            os.waitpid(pid, 0)
+            children.pop(0)
+            if not data:
+                raise ChildProcessError(
+                    "a worker process auditing the library died (killed, or out of memory?); "
+                    "--jobs 1 audits it in this process alone"
+                )
+            kind, value = pickle.loads(data)
+            if kind == "error":
+                raise value
+            results.append(value)
+        return merged_result(results, codes)
+    finally:
+        for pid, read_end in children:  # an error or Ctrl-C cut the run short: no child is left running
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                if read_end >= 0:
+                    os.close(read_end)
+            with contextlib.suppress(OSError):
+                os.waitpid(pid, 0)
+
+
+def _part_child(
+    write_end: int,
+    parent: int,
+    path: str,
+    args: argparse.Namespace,
+    options: dict[str, dict],
+    codes: Sequence[str],
+    part: tuple[int, int],
+) -> None:
+    """A forked child's life: its part's LibraryResult (or the error it raised), pickled into the pipe; it never
+    returns, nor runs the parent's exit handlers or flushes its buffers."""
+    import pickle
+
+    status = 1
+    try:
+        _worker_setup(parent)
+        try:
+            outcome: tuple[str, object] = ("result", library_result(path, args, options, codes, part))
+        except Exception as error:  # raised in the parent, as one process would
+            outcome = ("error", error)
+        try:
+            data = pickle.dumps(outcome)
+        except Exception as error:  # an error that does not pickle: its message then
+            data = pickle.dumps(("error", ChildProcessError(f"a worker process auditing the library failed: {error}")))
+        with os.fdopen(write_end, "wb") as stream:
+            stream.write(data)
+        status = 0
+    finally:
+        os._exit(status)
 
 
 # A part of a library's functions (its own process, ELF read, scan) pays from about this many bytes of library.
