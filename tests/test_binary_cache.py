@@ -4,7 +4,11 @@ library, an option, a -g build beside it) is audited again."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -112,3 +116,25 @@ def test_progress_counts_every_library_as_it_is_done(cache_on: str, jobs: int) -
         events.clear()
         binary_run.audit_paths(LIBRARIES, arguments, {}, jobs=jobs, cache_dir=cache_dir, progress=progress)
         assert events == expected
+
+
+def test_a_warm_run_reads_no_elf_and_loads_no_decoder(tmp_path: Path) -> None:
+    """The cache's answer costs start-up and the key: no pyelftools, no decoder, no audit modules."""
+    code = (
+        "import io, json, sys; from hexlint.cli import main; "
+        f"options = ['--cache-dir', {str(tmp_path / 'cache')!r}, '--jobs', '1', '--spills']; "
+        "status = main([*options, *sys.argv[1:]], stdout=io.StringIO()); "
+        "print(json.dumps({'status': status, 'modules': sorted(sys.modules)}))"
+    )
+    environment = {"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", ""), "XDG_CACHE_HOME": str(tmp_path)}
+
+    def run() -> dict:
+        command = [sys.executable, "-c", code, *LIBRARIES]
+        result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True, env=environment)
+        return json.loads(result.stdout.strip().splitlines()[-1])
+
+    cold, warm = run(), run()
+    assert cold["status"] == warm["status"] == 1
+    assert {"elftools", "hexlint.hexagon.decode", "hexlint.binary.audit"} <= set(cold["modules"])
+    heavy = ("elftools", "hexlint.elf", "hexlint.hexagon", "hexlint.binary.audit", "hexlint.checks.hx2")
+    assert not [name for name in warm["modules"] if name.startswith(heavy)]
