@@ -54,6 +54,7 @@ def test_a_library_audited_in_parts_reports_what_one_audit_does(
     pair = _audit(LIBRARIES[:2], options, jobs=1)
     monkeypatch.setattr(binary_run, "PARALLEL_MIN_BYTES", 1)
     monkeypatch.setattr(binary_run, "PART_MIN_BYTES", 1)
+    monkeypatch.setattr(binary_run, "_idle_cores", lambda: 8)
     split: list[int] = []
     monkeypatch.setattr(binary_run, "merged_result", _recording(binary_run.merged_result, split))
     for path in LIBRARIES:
@@ -69,6 +70,16 @@ def _recording(merge, calls: list[int]):
         return merge(parts, codes)
 
     return merged
+
+
+def test_a_busy_machine_audits_a_library_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(binary_run, "PART_MIN_BYTES", 1)
+    arguments = binary_namespace(None)
+    monkeypatch.setattr(binary_run, "_idle_cores", lambda: 1)
+    assert binary_run._parts_of(LIBRARIES[:1], 4, arguments) == [1]
+    monkeypatch.setattr(binary_run, "_idle_cores", lambda: 4)
+    assert binary_run._parts_of(LIBRARIES[:1], 4, arguments) == [4]
+    assert binary_run._parts_of(LIBRARIES[:2], 4, arguments) == [2, 2]
 
 
 def _failing_in_part(number: int, failure):
@@ -97,6 +108,7 @@ def _die() -> None:
 def test_a_part_that_fails_fails_the_run_and_leaves_no_process(failure, error, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(binary_run, "PARALLEL_MIN_BYTES", 1)
     monkeypatch.setattr(binary_run, "PART_MIN_BYTES", 1)
+    monkeypatch.setattr(binary_run, "_idle_cores", lambda: 8)
     monkeypatch.setattr(binary_run, "library_result", _failing_in_part(1, failure))
     with pytest.raises(error):
         _audit([LIBRARIES[0]], [], jobs=2)

@@ -443,7 +443,8 @@ def _parts_of(paths: list[str], jobs: int, args: argparse.Namespace) -> list[int
     audit). --func audits a few functions: one part."""
     if getattr(args, "func", None) or len(paths) >= jobs:
         return [1] * len(paths)
-    share = jobs // len(paths)
+    # a part runs on a core no other process wants: on a machine already busy it only adds its own overhead
+    share = min(jobs, _idle_cores()) // len(paths)
     parts = []
     for path in paths:
         size = 0
@@ -548,6 +549,18 @@ def _part_child(
         status = 0
     finally:
         os._exit(status)
+
+
+def _idle_cores() -> int:
+    """Cores of this process that the last minute's load average leaves idle (all of them where it is unknown)."""
+    from hexlint.engine import usable_cores
+
+    cores = usable_cores()
+    try:
+        load = os.getloadavg()[0]
+    except (OSError, AttributeError):
+        return cores
+    return max(0, int(cores - load + 0.5))
 
 
 # A part of a library's functions (its own process, ELF read, scan) pays from about this many bytes of library.
