@@ -451,12 +451,15 @@ def _audit_image(
                 else:  # a function that runs past its section's end: its packets come from several scans
                     packets = [_packet_at(scans, offsets, index) for index in range(low, high)]
                 functions.append(_audit_function(symbol, packets, image, settings))
-    from hexlint.elf import DebugInfo
-
     dwarf_image = debug_image if debug_image is not None and debug_image.has_debug_info else image
-    debug = DebugInfo(dwarf_image)
-    if dwarf_image.has_debug_info and settings.frame_variables_from_dwarf:
-        functions = [_with_frame_objects(function, debug.frame_objects) for function in functions]
+    locate: Callable[[int], SourceLocation | None] = _no_source_location
+    if dwarf_image.has_debug_info:  # DebugInfo of a file without DWARF locates nothing: no pyelftools for it
+        from hexlint.elf import DebugInfo
+
+        debug = DebugInfo(dwarf_image)
+        locate = debug.location
+        if settings.frame_variables_from_dwarf:
+            functions = [_with_frame_objects(function, debug.frame_objects) for function in functions]
     notes = []
     if not image.has_symbols:
         notes.append("no function symbols (stripped): each code section is audited as one function")
@@ -471,8 +474,12 @@ def _audit_image(
         functions=tuple(functions),
         settings=settings,
         notes=tuple(notes),
-        locate=debug.location,
+        locate=locate,
     )
+
+
+def _no_source_location(address: int) -> None:
+    return None
 
 
 def function_part(symbols: list[FunctionSymbol], number: int, parts: int) -> list[FunctionSymbol]:
