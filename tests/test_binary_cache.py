@@ -138,3 +138,18 @@ def test_a_warm_run_reads_no_elf_and_loads_no_decoder(tmp_path: Path) -> None:
     assert {"elftools", "hexlint.hexagon.decode", "hexlint.binary.audit"} <= set(cold["modules"])
     heavy = ("elftools", "hexlint.elf", "hexlint.hexagon", "hexlint.binary.audit", "hexlint.checks.hx2")
     assert not [name for name in warm["modules"] if name.startswith(heavy)]
+
+
+def test_an_audit_of_a_library_without_dwarf_never_imports_pyelftools(tmp_path: Path) -> None:
+    """Its ELF is read with struct alone (elf/reader.py, _read_plain): pyelftools' import is ~10% of a cold run."""
+    code = (
+        "import io, json, sys; from hexlint.cli import main; "
+        "status = main(['--no-cache', '--jobs', '1', '--spills', sys.argv[1]], stdout=io.StringIO()); "
+        "print(json.dumps({'status': status, 'modules': sorted(sys.modules)}))"
+    )
+    environment = {"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", ""), "XDG_CACHE_HOME": str(tmp_path)}
+    command = [sys.executable, "-c", code, str(CORE_LIB / "libhtp-core-v73.so")]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True, env=environment)
+    loaded = json.loads(result.stdout.strip().splitlines()[-1])
+    assert loaded["status"] in (0, 1) and "hexlint.binary.audit" in loaded["modules"]
+    assert not [name for name in loaded["modules"] if name.startswith("elftools")]
