@@ -3,6 +3,7 @@
 
 Usage:
     PYTHONPATH=. python bench/bench_binary.py [--objdump PATH] [--rounds N] [--no-big] [--command] [LIB.so ...]
+    PYTHONPATH=. python bench/bench_binary.py --cache [--rounds N] [LIB.so ...]
 
 Libraries: the given ones, else the largest C core build (fixtures/htp-core/lib) plus a larger library built here
 from our own code (the core's kernels compiled four times with growing unroll thresholds, symbols prefixed per copy
@@ -26,6 +27,12 @@ round of each is kept):
                listing sees); its time is the objdump process's, the reader's own CPU is not counted
   command      (--command only) end to end, a new process: `python -m hexlint --spills --promotions --division
                --strict LIB`, interpreter start-up and imports included
+With --cache, only end-to-end commands instead, side by side on each library (default: every
+fixtures/htp-core/lib/*.so): `llvm-objdump-22 -d LIB > /dev/null` (no --mcpu, as a user types it) against
+`hexlint --spills LIB` with no cache (--no-cache), cold (an empty --cache-dir: the audit plus writing its entry, one
+worker per core, so a large library is audited in parts side by side on the cores the load average leaves idle), cold
+with --jobs 1 (one process), and warm (the entry there: nothing decoded), each a new process, interpreter start-up
+and imports included. On a busy machine `cold` is `cold -j1` (no idle core: no parts).
 With --command and several libraries, the CI gate's own shape is timed as well: one command on all of them, with
 --jobs 1 (one library after another) and --jobs 0 (one worker per core), against objdump>null on each in turn.
 Both wall time and CPU time are shown: CPU time (user + system of this process for the audit, of the child for
@@ -195,6 +202,56 @@ def measure_together(libraries: list[Path], objdump: str, rounds: int) -> dict[s
     return {name: best(values) for name, values in timings.items()}
 
 
+def hexlint_command(library: Path, *options: str) -> None:
+    command = [sys.executable, "-m", "hexlint", "--spills", *options, str(library)]
+    environment = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    environment.pop("HEXLINT_NO_CACHE", None)
+    run = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=REPO, env=environment)
+    if run.returncode not in (0, 1):
+        raise RuntimeError(f"{' '.join(command)}: exit {run.returncode}: {run.stderr.decode(errors='replace')}")
+
+
+def measure_cache(library: Path, objdump: str, rounds: int, scratch: Path) -> dict[str, Timing]:
+    """objdump -d against hexlint without a cache, cold and warm, each a new process; best of `rounds`."""
+    warm_cache = scratch / f"warm-{library.name}"
+    hexlint_command(library, "--cache-dir", str(warm_cache))  # the warm contender's entry
+
+    def cold(*options: str) -> None:
+        cache = Path(tempfile.mkdtemp(dir=scratch))  # empty: the run audits and writes its entry
+        hexlint_command(library, "--cache-dir", str(cache), *options)
+        shutil.rmtree(cache)
+
+    contenders: dict[str, Callable[[], object]] = {
+        "objdump -d": lambda: subprocess.run([objdump, "-d", str(library)], stdout=subprocess.DEVNULL, check=True),
+        "no cache": lambda: hexlint_command(library, "--no-cache"),
+        "cold": cold,
+        "cold -j1": lambda: cold("--jobs", "1"),
+        "warm": lambda: hexlint_command(library, "--cache-dir", str(warm_cache)),
+    }
+    timings: dict[str, list[Timing]] = {name: [] for name in contenders}
+    for _ in range(rounds):
+        for name, action in contenders.items():
+            timings[name].append(timed(action, _children_cpu))
+    return {name: best(values) for name, values in timings.items()}
+
+
+def cache_main(libraries: list[Path], objdump: str, rounds: int) -> int:
+    if not libraries:
+        libraries = sorted((CORE / "lib").glob("*.so"))
+    print(f"end to end, new processes; best of {rounds} alternating rounds, in seconds")
+    print("ratio: the contender's time / objdump's (<= 1: no slower than objdump)")
+    with tempfile.TemporaryDirectory() as scratch:
+        for library in libraries:
+            times = measure_cache(library, objdump, rounds, Path(scratch))
+            print(f"{library} ({library.stat().st_size / 1024:.0f} KB)")
+            print(f"  {'':<12} {'wall s':>8} {'cpu s':>8} {'wall ratio':>11} {'cpu ratio':>10}")
+            base = times["objdump -d"]
+            for name, timing in times.items():
+                ratios = f"{timing.wall / base.wall:>11.2f} {timing.cpu / base.cpu:>10.2f}"
+                print(f"  {name:<12} {timing.wall:>8.3f} {timing.cpu:>8.3f} {ratios}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("libraries", nargs="*", type=Path)
@@ -202,10 +259,13 @@ def main() -> int:
     parser.add_argument("--rounds", "--repeat", type=int, default=7, help="alternating rounds (best one kept)")
     parser.add_argument("--no-big", action="store_true", help="do not build the larger library")
     parser.add_argument("--command", action="store_true", help="also time the command end to end (new process)")
+    parser.add_argument("--cache", action="store_true", help="objdump -d vs hexlint uncached, cold, warm (commands)")
     arguments = parser.parse_args()
     if not arguments.objdump:
         print("llvm-objdump-22 not found: nothing to compare with", file=sys.stderr)
         return 2
+    if arguments.cache:
+        return cache_main(list(arguments.libraries), arguments.objdump, arguments.rounds)
     libraries = list(arguments.libraries)
     with tempfile.TemporaryDirectory() as scratch:
         if not libraries:

@@ -704,7 +704,15 @@ def run_binary_rules(
     namespace = binary_namespace(settings.binary_arguments)
     try:
         diagnostics, report = audit_paths(
-            list(binaries), namespace, options, tables, settings.jobs or usable_cores(), enabled=enabled, facts=facts
+            list(binaries),
+            namespace,
+            options,
+            tables,
+            settings.jobs or usable_cores(),
+            enabled=enabled,
+            facts=facts,
+            cache_dir=settings.cache_dir,
+            progress=settings.progress,
         )
     except (InputError, InternalError):
         raise
@@ -865,7 +873,7 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
     context = context_sources(source_paths, rules, config, settings) if source_paths else []
     notes: list[str] = []
     stats: dict[str, Any] = {}
-    builds = tree_builds(config, settings)
+    builds = tree_builds(config, settings) if source_paths else None  # a binary-only run reads no build files
     raw += run_source_rules(
         source_paths, rules, options, config, settings, context, library_facts, notes, builds, stats
     )

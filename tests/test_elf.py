@@ -270,6 +270,7 @@ STRUCT_READERS = {"functions": "_function_symbols", "plt_stubs": "_plt_stub_name
 def test_struct_readers_equal_pyelftools(library, attribute, monkeypatch):
     fast = getattr(load_elf(library), attribute)
     monkeypatch.setattr(f"hexlint.elf.reader.{STRUCT_READERS[attribute]}", lambda *arguments: None)
+    monkeypatch.setattr("hexlint.elf.reader._read_plain", lambda *arguments: None)
     assert getattr(load_elf(library), attribute) == fast
 
 
@@ -286,6 +287,7 @@ def _with_and_without_struct(data: bytearray, attribute: str) -> tuple[object, o
     fast = read()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(f"hexlint.elf.reader.{STRUCT_READERS[attribute]}", lambda *arguments: None)
+        patch.setattr("hexlint.elf.reader._read_plain", lambda *arguments: None)
         return fast, read()
 
 
@@ -329,4 +331,50 @@ def test_plt_stubs_of_a_corrupted_relocation_or_symbol_table_read_as_pyelftools_
     start = table[1] + offset % max(table[2], 1)
     data[start : start + len(junk)] = junk
     fast, slow = _with_and_without_struct(data, "plt_stubs")
+    assert fast == slow
+
+
+@pytest.mark.parametrize("library", _committed_libraries(), ids=lambda p: p.name)
+def test_a_plain_library_is_read_without_pyelftools_as_pyelftools_reads_it(library):
+    from hexlint.elf.reader import _read_plain, _read_with_pyelftools
+
+    data = library.read_bytes()
+    plain = _read_plain(str(library), data)
+    assert plain is not None  # every committed library has the plain layout
+    assert plain == _read_with_pyelftools(str(library), data)
+
+
+def _read_both(data: bytes) -> tuple[object, object]:
+    """read_elf_bytes of `data` (the image or the error), then the same with pyelftools alone."""
+
+    def read() -> object:
+        try:
+            return read_elf_bytes("lib.so", data)
+        except ElfError as error:
+            return str(error)
+
+    fast = read()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("hexlint.elf.reader._read_plain", lambda *arguments: None)
+        return fast, read()
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    where=st.sampled_from(["header", "sections", "names"]),
+    offset=st.integers(0, 4096),
+    junk=st.binary(min_size=1, max_size=6),
+)
+def test_a_corrupted_header_or_section_table_reads_as_pyelftools_reads_it(where, offset, junk):
+    """The plain reader takes only what it can vouch for; anything else is pyelftools' to read or to refuse."""
+    import struct
+
+    data = bytearray(DIVISION_TWIN.read_bytes())
+    (shoff,) = struct.unpack_from("<I", data, 0x20)
+    shnum, shstrndx = struct.unpack_from("<HH", data, 0x30)
+    names = _sections(data)[shstrndx]
+    start, size = {"header": (0, 52), "sections": (shoff, shnum * 40), "names": (names[1], names[2])}[where]
+    position = start + offset % size
+    data[position : position + len(junk)] = junk
+    fast, slow = _read_both(bytes(data))
     assert fast == slow

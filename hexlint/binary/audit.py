@@ -383,15 +383,17 @@ def audit_image(
     function_filter: Callable[[str], bool] | None = None,
     cache: DecodeCache | None = None,
     debug_image: ElfImage | None = None,
+    part: tuple[int, int] = (0, 1),
 ) -> LibraryAudit:
     """Scan every code section once and audit each function (those `function_filter` accepts). `cache`: the decoder's
     cache (hexlint.hexagon.decode.DecodeCache; None: the process-wide one, so the libraries of one run share it).
-    `debug_image`: a -g build of the same code (binary.sources.debug_image_for) whose DWARF serves this one's."""
+    `debug_image`: a -g build of the same code (binary.sources.debug_image_for) whose DWARF serves this one's.
+    `part`: (number, parts): only the functions of that part (`function_part`), for parts audited side by side."""
     # Hundreds of thousands of small immutable objects: the cyclic GC would rescan them again and again for nothing.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _audit_image(image, settings or AuditSettings(), function_filter, cache, debug_image)
+        return _audit_image(image, settings or AuditSettings(), function_filter, cache, debug_image, part)
     finally:
         if was_enabled:
             gc.freeze()  # the audit's objects hold no cycles: keep later collections from rescanning all of them
@@ -404,9 +406,11 @@ def _audit_image(
     function_filter: Callable[[str], bool] | None,
     cache: DecodeCache | None,
     debug_image: ElfImage | None = None,
+    part: tuple[int, int] = (0, 1),
 ) -> LibraryAudit:
     cpu = image.cpu or 0x73
     symbols = [s for s in _unique_functions(image.functions) if function_filter is None or function_filter(s.name)]
+    symbols = function_part(symbols, *part)
     functions = []
     if function_filter is not None:
         # A few functions asked for (--func, --disasm): scan only their bytes; functions start on packet boundaries.
@@ -447,12 +451,15 @@ def _audit_image(
                 else:  # a function that runs past its section's end: its packets come from several scans
                     packets = [_packet_at(scans, offsets, index) for index in range(low, high)]
                 functions.append(_audit_function(symbol, packets, image, settings))
-    from hexlint.elf import DebugInfo
-
     dwarf_image = debug_image if debug_image is not None and debug_image.has_debug_info else image
-    debug = DebugInfo(dwarf_image)
-    if dwarf_image.has_debug_info and settings.frame_variables_from_dwarf:
-        functions = [_with_frame_objects(function, debug.frame_objects) for function in functions]
+    locate: Callable[[int], SourceLocation | None] = _no_source_location
+    if dwarf_image.has_debug_info:  # DebugInfo of a file without DWARF locates nothing: no pyelftools for it
+        from hexlint.elf import DebugInfo
+
+        debug = DebugInfo(dwarf_image)
+        locate = debug.location
+        if settings.frame_variables_from_dwarf:
+            functions = [_with_frame_objects(function, debug.frame_objects) for function in functions]
     notes = []
     if not image.has_symbols:
         notes.append("no function symbols (stripped): each code section is audited as one function")
@@ -467,8 +474,25 @@ def _audit_image(
         functions=tuple(functions),
         settings=settings,
         notes=tuple(notes),
-        locate=debug.location,
+        locate=locate,
     )
+
+
+def _no_source_location(address: int) -> None:
+    return None
+
+
+def function_part(symbols: list[FunctionSymbol], number: int, parts: int) -> list[FunctionSymbol]:
+    """Part `number` of `parts` runs of consecutive functions (in address order), of about equal bytes: an audit's
+    time goes with its functions' sizes. The parts in order are the functions in order."""
+    if parts <= 1:
+        return symbols
+    total = sum(symbol.size for symbol in symbols) or 1
+    low, high = total * number / parts, total * (number + 1) / parts
+    starts = accumulate((symbol.size for symbol in symbols), initial=0)  # one more than the symbols: the total
+    last = number == parts - 1  # zero-sized functions at the end start at the total
+    in_part = [low <= start < high or (last and start >= high) for start in starts]
+    return list(compress(symbols, in_part))
 
 
 def _with_frame_objects(

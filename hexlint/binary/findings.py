@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hexlint.binary.audit import FunctionAudit, LibraryAudit
 from hexlint.core import Diagnostic, Related, Span
 from hexlint.registry import diagnostic
+
+if TYPE_CHECKING:  # the table renders stable names without the audit's modules (a run the cache answers)
+    from hexlint.binary.audit import FunctionAudit, LibraryAudit
 
 # `hvx_exp_f32.124`: the number of a local duplicate changes from build to build; identity must not.
 _LOCAL_SUFFIX = re.compile(r"\.\d+$")

@@ -31,13 +31,13 @@ import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from hexlint.binary.audit import AuditSettings, LibraryAudit, audit_image, settings_from_options
 from hexlint.binary.options import DEFAULT_TOP
-from hexlint.binary.table import render_tables, table_records
 from hexlint.core import Diagnostic
-from hexlint.elf import ElfError, load_elf
+
+if TYPE_CHECKING:  # imported where used: a run the cache answers reads no ELF and decodes nothing
+    from hexlint.binary.audit import AuditSettings, LibraryAudit
 
 BINARY_CODES = ("HX201", "HX202", "HX203", "HX204", "HX205")
 FAMILY_CODES = {"spills": ("HX201", "HX202"), "promotions": ("HX203",), "division": ("HX204",), "dma": ("HX205",)}
@@ -127,18 +127,20 @@ def audit_library(
     accept: Callable[[str], bool] | None = None,
     debug_files: Sequence[str] = (),
     prefix_map: Sequence[tuple[str, str]] = (),
+    part: tuple[int, int] = (0, 1),
 ) -> LibraryAudit:
     """Audit one library: DWARF from the --debug-file build of the same code when it has none, source paths through
     the prefix map; the missing-DWARF note says which file to pass when one is at hand."""
-    from hexlint.binary.audit import NO_DWARF_NOTE
+    from hexlint.binary.audit import NO_DWARF_NOTE, audit_image
     from hexlint.binary.sources import debug_image_for, load_debug_files, mapped_locate, missing_dwarf_note
+    from hexlint.elf import ElfError, load_elf
 
     try:
         image = load_elf(path)
         given = load_debug_files(debug_files) if debug_files and not image.has_debug_info else []
     except ElfError as error:
         raise BinaryInputError(str(error)) from None
-    audit = audit_image(image, settings, accept, debug_image=debug_image_for(image, given))
+    audit = audit_image(image, settings, accept, debug_image=debug_image_for(image, given), part=part)
     notes = audit.notes
     if NO_DWARF_NOTE in notes:
         note = missing_dwarf_note(image, given)
@@ -161,10 +163,14 @@ def audit_paths(
     jobs: int = 1,
     enabled: Iterable[str] | None = None,
     facts: list[LibraryFacts] | None = None,
+    cache_dir: str | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[list[Diagnostic], str]:
     """See the module's docstring. `jobs`: libraries audited at once, in worker processes (1: one after another in
     this process); the results are the same in any case. `enabled`: the codes the run selected (None: all). A `facts`
-    list receives each library's LibraryFacts (not in gate mode), for the source rules of the same run."""
+    list receives each library's LibraryFacts (not in gate mode), for the source rules of the same run. `cache_dir`:
+    the persistent cache (binary/cached.py; None: none), an unchanged library's result is read from it, not audited
+    again (not in gate mode). `progress("audited", done, total)` is told as each library is done."""
     options = rule_options(options_by_code, args)
     selected = None if enabled is None else set(enabled)
     codes = tuple(code for code in audited_codes(args) if selected is None or code in selected)
@@ -172,17 +178,21 @@ def audit_paths(
     accept = function_filter(args)  # a bad --func is a usage error before any library is read
     baseline = getattr(args, "baseline_lib", None)
     if baseline:
+        from hexlint.binary.audit import settings_from_options
+
         settings = settings_from_options(options)
         audits = [audit_library(str(path), settings, accept, **_library_options(args)) for path in paths]
         _require_a_function(args, paths, sum(len(audit.functions) for audit in audits))
         return _gate(baseline, audits, settings, accept, options, codes)
-    results = _library_results([str(path) for path in paths], args, options, codes, jobs)
+    results = _library_results([str(path) for path in paths], args, options, codes, jobs, cache_dir, progress)
     _require_a_function(args, paths, sum(result.functions for result in results))
     diagnostics = [diagnostic for result in results for diagnostic in result.diagnostics]
     if facts is not None:
         facts.extend(result.facts for result in results if result.facts is not None)
     report = _hints(diagnostics)
     if shows_table(args):
+        from hexlint.binary.table import render_tables
+
         library_tables = [result.table for result in results if result.table is not None]
         if tables is not None:
             tables.extend(library_tables)
@@ -243,11 +253,20 @@ class LibraryResult:
 
 
 def library_result(
-    path: str, args: argparse.Namespace, options: dict[str, dict], codes: Sequence[str] | None = None
+    path: str,
+    args: argparse.Namespace,
+    options: dict[str, dict],
+    codes: Sequence[str] | None = None,
+    part: tuple[int, int] = (0, 1),
 ) -> LibraryResult:
     """Audit one library and run the rules `codes` (default: those of the audits asked for, see the module's
-    docstring) on it, with the table as data when the run shows it."""
-    audit = audit_library(path, settings_from_options(options), function_filter(args), **_library_options(args))
+    docstring) on it, with the table as data when the run shows it. `part`: (number, parts), the result of that
+    part of its functions alone (audit.function_part; merged_result joins the parts)."""
+    from hexlint.binary.audit import settings_from_options
+    from hexlint.binary.table import table_records
+
+    settings = settings_from_options(options)
+    audit = audit_library(path, settings, function_filter(args), **_library_options(args), part=part)
     diagnostics = tuple(_run_checks([audit], options, audited_codes(args) if codes is None else codes))
     facts = library_facts(audit, options)
     table = None
@@ -256,26 +275,115 @@ def library_result(
     return LibraryResult(path, len(audit.functions), diagnostics, audit.notes, table, facts)
 
 
+def merged_result(parts: Sequence[LibraryResult], codes: Sequence[str]) -> LibraryResult:
+    """The LibraryResult of a whole library from those of its parts, in order: as one audit of it reports (each
+    rule's findings in function order, rule after rule; the table's rows ranked as one table's)."""
+    from hexlint.binary.table import merged_tables
+
+    if len(parts) == 1:
+        return parts[0]
+    first = parts[0]
+    order = {code: number for number, code in enumerate(codes)}
+    diagnostics = sorted((d for part in parts for d in part.diagnostics), key=lambda d: order.get(d.code, len(order)))
+    tables = [part.table for part in parts if part.table is not None]
+    facts = [part.facts for part in parts if part.facts is not None]
+    return LibraryResult(
+        first.path,
+        sum(part.functions for part in parts),
+        tuple(diagnostics),
+        first.notes,
+        merged_tables(tables) if tables else None,
+        LibraryFacts(facts[0].path, frozenset().union(*(f.functions_spilling_vectors_in_loops for f in facts)))
+        if facts
+        else None,
+    )
+
+
 def _library_results(
-    paths: list[str], args: argparse.Namespace, options: dict[str, dict], codes: Sequence[str], jobs: int
+    paths: list[str],
+    args: argparse.Namespace,
+    options: dict[str, dict],
+    codes: Sequence[str],
+    jobs: int,
+    cache_dir: str | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> list[LibraryResult]:
-    """library_result of each path, in order: in forked worker processes when several libraries and cores are there
-    and the libraries are large enough to pay for them (an audit is pure Python: threads would take turns); where
-    fork is not the safe default (macOS, Windows) or cannot be had, one after another. A process running other
-    threads (a host calling hexlint.engine.lint) is never forked: a lock one of them held would stay locked in the
-    worker. A worker's error is raised here, the first library's first, as one after another would. `jobs`: workers
-    at most (1: none)."""
+    """_audited_results of the libraries the cache in `cache_dir` does not hold (all of them without one), the
+    others from it; in order."""
+    store = None
+    if cache_dir is not None:
+        from hexlint.cache import open_store
+
+        store = open_store(cache_dir)
+    if store is None:
+        return _audited_results(paths, args, options, codes, jobs, _counter(progress, len(paths)))
+    from hexlint.binary.cached import cached_result, library_key, store_result
+
+    keys = [library_key(path, args, options, codes) for path in paths]
+    found = [None if key is None else cached_result(store, key) for key in keys]
+    report = _counter(progress, len(paths))
+    for result in found:
+        if result is not None:
+            report()
+    missing = [index for index, result in enumerate(found) if result is None]
+    audited = _audited_results([paths[index] for index in missing], args, options, codes, jobs, report)
+    for index, result in zip(missing, audited, strict=True):
+        found[index] = result
+        if keys[index] is not None:
+            store_result(store, keys[index], result)
+    return found  # type: ignore[return-value]  # every None was replaced
+
+
+def _counter(progress: Callable[[str, int, int], None] | None, total: int) -> Callable[[], None]:
+    """A callable telling `progress` of one more library done."""
+    done = [0]
+
+    def report() -> None:
+        done[0] += 1
+        if progress is not None:
+            progress("audited", done[0], total)
+
+    return report
+
+
+def _audited_results(
+    paths: list[str],
+    args: argparse.Namespace,
+    options: dict[str, dict],
+    codes: Sequence[str],
+    jobs: int,
+    report: Callable[[], None],
+) -> list[LibraryResult]:
+    """library_result of each path, in order: in forked worker processes when several cores are there and the
+    libraries are large enough to pay for them (an audit is pure Python: threads would take turns), a large library
+    in parts side by side when there are fewer libraries than workers (`_parts_of`); where fork is not the safe
+    default (macOS, Windows) or cannot be had, one after another. A process running other threads (a host calling
+    hexlint.engine.lint) is never forked: a lock one of them held would stay locked in the worker. A worker's error
+    is raised here, the first library's first, as one after another would. `jobs`: workers at most (1: none)."""
 
     def one_after_another() -> list[LibraryResult]:
-        return [library_result(path, args, options, codes) for path in paths]
+        results = []
+        for path in paths:
+            results.append(library_result(path, args, options, codes))
+            report()
+        return results
 
-    workers = min(jobs, len(paths))
     if (
-        workers <= 1
+        jobs <= 1
         or not sys.platform.startswith("linux")
         or not _single_threaded()
         or _total_size(paths) < PARALLEL_MIN_BYTES
     ):
+        return one_after_another()
+    parts = _parts_of(paths, jobs, args)
+    if len(paths) == 1 and parts[0] > 1:
+        whole = _audit_in_parts(paths[0], args, options, codes, parts[0])
+        if whole is not None:
+            report()
+            return [whole]
+    tasks = [(path, (number, count)) for path, count in zip(paths, parts, strict=True) for number in range(count)]
+    workers = min(jobs, len(tasks))
+    if workers <= 1:
         return one_after_another()
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -293,7 +401,7 @@ def _library_results(
         already_blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, ())
         try:
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # may raise a Ctrl-C pending until now
-            futures = [pool.submit(library_result, path, args, options, codes) for path in paths]
+            futures = [pool.submit(library_result, path, args, options, codes, part) for path, part in tasks]
         except OSError:  # no process to be had (fork: too many processes, no memory)
             futures = None
         finally:
@@ -302,7 +410,18 @@ def _library_results(
         if futures is None:
             _kill_workers(pool)
             return one_after_another()  # this process does it all
-        return [future.result() for future in futures]
+        from concurrent.futures import as_completed
+
+        by_path: dict[str, list[Any]] = {}
+        for (path, _), future in zip(tasks, futures, strict=True):
+            by_path.setdefault(path, []).append(future)
+        left = {path: len(futures) for path, futures in by_path.items()}
+        owner = {future: path for path, futures in by_path.items() for future in futures}
+        for future in as_completed(futures):  # an error is raised below, the first library's first
+            left[owner[future]] -= 1
+            if not left[owner[future]]:
+                report()
+        return [merged_result([future.result() for future in by_path[path]], codes) for path in paths]
     except BrokenProcessPool:
         _kill_workers(pool)
         raise ChildProcessError(
@@ -316,6 +435,136 @@ def _library_results(
         # Never a cancelled future (Executor.map cancels its own on an error): the pool's thread, finding the workers
         # killed, would set an exception on it and print the InvalidStateError it gets (Python 3.11).
         pool.shutdown()
+
+
+def _parts_of(paths: list[str], jobs: int, args: argparse.Namespace) -> list[int]:
+    """In how many parts each library is audited: one, unless there are fewer libraries than workers, when a library
+    of PART_MIN_BYTES or more gets a share of the idle ones (a part pays its own ELF read and scan, ~10% of an
+    audit). --func audits a few functions: one part."""
+    if getattr(args, "func", None) or len(paths) >= jobs:
+        return [1] * len(paths)
+    # a part runs on a core no other process wants: on a machine already busy it only adds its own overhead
+    share = min(jobs, _idle_cores()) // len(paths)
+    parts = []
+    for path in paths:
+        size = 0
+        with contextlib.suppress(OSError):
+            size = os.path.getsize(path)
+        parts.append(max(1, min(share, size // PART_MIN_BYTES)))
+    return parts
+
+
+def _audit_in_parts(
+    path: str, args: argparse.Namespace, options: dict[str, dict], codes: Sequence[str], parts: int
+) -> LibraryResult | None:
+    """One library in `parts` parts side by side: this process audits the first, a forked child each other one and
+    sends back its LibraryResult through a pipe; merged_result joins them. A bare fork, not a process pool: the pool's
+    modules and start-up (~50 ms) would eat much of what a part saves on one library. None when no child could be
+    forked (the caller audits the library whole). A child's error is raised here, after this process's own part's;
+    a child that died without a result is a ChildProcessError; on any error every child left is killed."""
+    import pickle
+
+    children: list[tuple[int, int]] = []  # (pid, read end of its pipe), not yet reaped
+    parent = os.getpid()
+    try:
+        forked = True
+        already_blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, ())
+        try:
+            # Ctrl-C held back until each child has set it aside (_worker_setup), as for the pool's workers
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            for number in range(1, parts):
+                read_end, write_end = os.pipe()
+                try:
+                    pid = os.fork()
+                except OSError:
+                    os.close(read_end)
+                    os.close(write_end)
+                    raise
+                if pid == 0:
+                    _part_child(write_end, parent, path, args, options, codes, (number, parts))
+                os.close(write_end)
+                children.append((pid, read_end))
+        except OSError:  # no process to be had (too many processes, no memory)
+            forked = False
+        finally:
+            if not already_blocked:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        if not forked:
+            return None
+        results = [library_result(path, args, options, codes, (0, parts))]
+        while children:
+            pid, read_end = children[0]
+            with os.fdopen(read_end, "rb") as stream:
+                children[0] = (pid, -1)
+                data = stream.read()
+            os.waitpid(pid, 0)
+            children.pop(0)
+            if not data:
+                raise ChildProcessError(
+                    "a worker process auditing the library died (killed, or out of memory?); "
+                    "--jobs 1 audits it in this process alone"
+                )
+            kind, value = pickle.loads(data)
+            if kind == "error":
+                raise value
+            results.append(value)
+        return merged_result(results, codes)
+    finally:
+        for pid, read_end in children:  # an error or Ctrl-C cut the run short: no child is left running
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                if read_end >= 0:
+                    os.close(read_end)
+            with contextlib.suppress(OSError):
+                os.waitpid(pid, 0)
+
+
+def _part_child(
+    write_end: int,
+    parent: int,
+    path: str,
+    args: argparse.Namespace,
+    options: dict[str, dict],
+    codes: Sequence[str],
+    part: tuple[int, int],
+) -> None:
+    """A forked child's life: its part's LibraryResult (or the error it raised), pickled into the pipe; it never
+    returns, nor runs the parent's exit handlers or flushes its buffers."""
+    import pickle
+
+    status = 1
+    try:
+        _worker_setup(parent)
+        try:
+            outcome: tuple[str, object] = ("result", library_result(path, args, options, codes, part))
+        except Exception as error:  # raised in the parent, as one process would
+            outcome = ("error", error)
+        try:
+            data = pickle.dumps(outcome)
+        except Exception as error:  # an error that does not pickle: its message then
+            data = pickle.dumps(("error", ChildProcessError(f"a worker process auditing the library failed: {error}")))
+        with os.fdopen(write_end, "wb") as stream:
+            stream.write(data)
+        status = 0
+    finally:
+        os._exit(status)
+
+
+def _idle_cores() -> int:
+    """Cores of this process that the last minute's load average leaves idle (all of them where it is unknown)."""
+    from hexlint.engine import usable_cores
+
+    cores = usable_cores()
+    try:
+        load = os.getloadavg()[0]
+    except (OSError, AttributeError):
+        return cores
+    return max(0, int(cores - load + 0.5))
+
+
+# A part of a library's functions (its own process, ELF read, scan) pays from about this many bytes of library.
+PART_MIN_BYTES = 128 * 1024
 
 
 # Starting the worker processes costs ~25 ms: below this many bytes of libraries (~100 ms of audit) it does not pay.
@@ -415,7 +664,9 @@ def _error(message: str, stderr: TextIO | None = None) -> int:
 
 
 def run_disasm(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    from hexlint.binary.audit import audit_image, settings_from_options
     from hexlint.binary.disasm import render_disassembly
+    from hexlint.elf import ElfError, load_elf
 
     stdout = stdout or sys.stdout
     paths = [str(path) for path in getattr(args, "paths", None) or []]
@@ -451,6 +702,7 @@ def run_addr2line(
     args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO | None = None, stderr: TextIO | None = None
 ) -> int:
     from hexlint.binary.addr2line import AddressError, resolve_lines
+    from hexlint.elf import ElfError, load_elf
 
     stdout = stdout or sys.stdout
     items = list(args.addr2line or [])

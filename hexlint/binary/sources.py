@@ -14,9 +14,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from hexlint.elf import ElfError, ElfImage, load_elf
-from hexlint.elf.dwarf import SourceLocation
+if TYPE_CHECKING:  # hexlint.elf (pyelftools) where an ELF is read: the cache's key needs only debug_builds_beside
+    from hexlint.elf import ElfImage
+    from hexlint.elf.dwarf import SourceLocation
 
 PrefixMap = Sequence[tuple[str, str]]
 
@@ -35,6 +37,8 @@ def debug_image_for(image: ElfImage, candidates: Sequence[ElfImage]) -> ElfImage
 
 def load_debug_files(paths: Iterable[str]) -> list[ElfImage]:
     """The --debug-file images; a file that is no auditable Hexagon ELF is the user's error (ElfError, one line)."""
+    from hexlint.elf import ElfError, load_elf
+
     images = []
     for path in paths:
         image = load_elf(path)
@@ -55,6 +59,8 @@ def debug_builds_beside(path: str) -> list[str]:
 
 def missing_dwarf_note(image: ElfImage, given: Sequence[ElfImage]) -> str:
     """What the audit says of a library without line information: which file to pass, when one is at hand."""
+    from hexlint.elf import ElfError, load_elf
+
     if given:
         names = ", ".join(other.path for other in given)
         return (

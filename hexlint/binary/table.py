@@ -13,9 +13,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
-from hexlint.binary.audit import FunctionAudit, LibraryAudit, LoopAudit
 from hexlint.binary.findings import stable_function_name
+
+if TYPE_CHECKING:  # a run answered by the cache renders its tables without the audit's modules
+    from hexlint.binary.audit import FunctionAudit, LibraryAudit, LoopAudit
 
 Record = dict[str, object]
 
@@ -95,6 +98,19 @@ def table_records(audit: LibraryAudit, families: Iterable[str], verbose: bool = 
         "columns": titles,
         "functions": functions,
     }
+
+
+def merged_tables(tables: Sequence[Record]) -> Record:
+    """The table_records of a whole library from those of its parts (consecutive runs of its functions, in order):
+    the rows ranked again, as one table's (a stable sort: equal rows stay in function order)."""
+    whole = dict(tables[0])
+    titles = list(whole["columns"])  # type: ignore[call-overload]
+    rows = [row for table in tables for row in table["functions"]]  # type: ignore[attr-defined]
+    rows.sort(key=lambda row: _rank(row, titles))
+    whole["functions_audited"] = sum(int(table["functions_audited"]) for table in tables)  # type: ignore[call-overload]
+    whole["loops"] = sum(int(table["loops"]) for table in tables)  # type: ignore[call-overload]
+    whole["functions"] = rows
+    return whole
 
 
 def _loop_record(audit: LibraryAudit, loop: LoopAudit) -> Record:

@@ -16,9 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
-from elftools.elf.elffile import ELFFile
-from elftools.elf.sections import Section, SymbolTableSection
+if TYPE_CHECKING:  # pyelftools is imported where a file is not of the plain layout _read_plain reads
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.sections import Section, SymbolTableSection
 
 HEXAGON_MACHINE = "EM_QDSP6"
 SHF_EXECINSTR = 0x4
@@ -149,6 +151,202 @@ def read_elf_bytes(name: str, data: bytes) -> ElfImage:
 
 
 def _read(name: str, data: bytes) -> ElfImage:
+    return _read_plain(name, data) or _read_with_pyelftools(name, data)
+
+
+_ELF32_HEADER = struct.Struct("<16sHHIIIIIHHHHHH")  # e_ident, e_type, e_machine, ..., e_shnum, e_shstrndx
+_ELF32_SECTION = struct.Struct("<IIIIIIIIII")  # sh_name, sh_type, sh_flags, sh_addr, sh_offset, sh_size, ...
+_EM_QDSP6 = 164
+_ET_EXEC, _ET_DYN = 2, 3
+_SHT_PROGBITS, _SHT_SYMTAB, _SHT_RELA, _SHT_REL, _SHT_NOBITS, _SHT_DYNSYM = 1, 2, 4, 9, 8, 11
+_SHF_COMPRESSED = 0x800
+
+
+@dataclass(frozen=True, slots=True)
+class _PlainSection:
+    name: str
+    type: int
+    flags: int
+    address: int
+    offset: int
+    size: int
+    link: int
+    entry_size: int
+
+
+def _read_plain(name: str, data: bytes) -> ElfImage | None:
+    """The ElfImage of a linked little-endian ELF32 Hexagon file of the plain layout (every section header and name
+    in bounds, ASCII names, no compressed section, symbols and .rela.plt as _function_symbols and _plt_stub_names
+    read them), read with struct alone: pyelftools' import is a tenth of an audit's start-up. None for anything
+    else (a relocatable object, another machine, any doubt), which pyelftools then reads, and judges, as before."""
+    try:
+        if len(data) < _ELF32_HEADER.size or data[4] != 1 or data[5] != 1:  # ELFCLASS32, ELFDATA2LSB
+            return None
+        header = _ELF32_HEADER.unpack_from(data, 0)
+        e_type, machine, flags, shoff, shentsize, shnum, shstrndx = (
+            header[1],
+            header[2],
+            header[7],
+            header[6],
+            header[11],
+            header[12],
+            header[13],
+        )
+        if machine != _EM_QDSP6 or e_type not in (_ET_EXEC, _ET_DYN) or shentsize != _ELF32_SECTION.size:
+            return None
+        if not 0 < shnum < 0xFF00 or shstrndx >= shnum or shoff + shnum * shentsize > len(data):
+            return None
+        raw = [_ELF32_SECTION.unpack_from(data, shoff + index * shentsize) for index in range(shnum)]
+        names_offset, names_size = raw[shstrndx][4], raw[shstrndx][5]
+        if names_offset + names_size > len(data):
+            return None
+        sections = []
+        for sh_name, sh_type, sh_flags, address, offset, size, link, _info, _align, entry_size in raw:
+            start = names_offset + sh_name
+            end = data.find(b"\0", start, names_offset + names_size)
+            if end < 0 or sh_flags & _SHF_COMPRESSED or (sh_type != _SHT_NOBITS and offset + size > len(data)):
+                return None
+            section_name = data[start:end].decode("ascii")  # pyelftools reads latin-1: any other byte, it decides
+            sections.append(_PlainSection(section_name, sh_type, sh_flags, address, offset, size, link, entry_size))
+        if not all(_constructible(data, sections, section) for section in sections):
+            return None
+        by_name = {section.name: section for section in sections}
+        code = [
+            section.type == _SHT_PROGBITS and bool(section.flags & SHF_EXECINSTR) and section.size > 0
+            for section in sections
+        ]
+        code_sections = tuple(
+            CodeSection(section.name, section.address, data[section.offset : section.offset + section.size])
+            for section, is_code in zip(sections, code, strict=True)
+            if is_code and section.name != ".plt"
+        )
+        if not code_sections:
+            return None
+        functions = _plain_functions(data, sections, by_name, code, code_sections)
+        stubs = _plain_plt_stubs(data, sections, by_name)
+        if functions is None or stubs is None:
+            return None
+        return ElfImage(
+            path=name,
+            machine=HEXAGON_MACHINE,
+            cpu=flags & 0xFF,
+            is_relocatable=False,
+            code_sections=code_sections,
+            functions=functions[0],
+            plt_stubs=MappingProxyType(stubs),
+            relocation_symbols=MappingProxyType({}),
+            has_debug_info=".debug_info" in by_name,
+            has_symbols=functions[1],
+            raw=data,
+            data_sections=tuple(
+                CodeSection(section.name, section.address, data[section.offset : section.offset + section.size])
+                for section in sections
+                if section.type == _SHT_PROGBITS and section.flags & SHF_ALLOC and not section.flags & SHF_EXECINSTR
+            ),
+        )
+    except (struct.error, IndexError, UnicodeDecodeError):
+        return None
+
+
+# Section types whose pyelftools section objects _constructible vouches for (ELFFile.iter_sections makes them all,
+# and some check their contents as they are made); any other type: pyelftools reads the file.
+_SHT_HASH, _SHT_DYNAMIC, _SHT_GNU_HASH = 5, 6, 0x6FFFFFF6
+_PLAIN_TYPES = frozenset({0, 1, 2, 3, 4, 5, 6, 8, 9, 11, _SHT_GNU_HASH, 0x70000003})  # 0x70000003: .hexagon.attributes
+
+
+def _constructible(data: bytes, sections: list[_PlainSection], section: _PlainSection) -> bool:
+    """pyelftools makes this section's object without an error: the checks its constructors make (linked sections
+    of the right type, entry sizes, hash tables within the file)."""
+    kind = section.type
+    if kind not in _PLAIN_TYPES or (kind == _SHT_PROGBITS and section.name == ".stab"):
+        return False
+    if kind in (_SHT_SYMTAB, _SHT_DYNSYM):
+        return _symbol_table_constructible(sections, section)
+    if kind in (_SHT_RELA, _SHT_REL):
+        return section.entry_size == (_ELF32_RELA.size if kind == _SHT_RELA else 8)
+    if kind == _SHT_DYNAMIC:
+        return section.link < len(sections) and sections[section.link].type in (0, 3, _SHT_NOBITS)
+    if kind in (_SHT_HASH, _SHT_GNU_HASH):
+        if section.link >= len(sections) or sections[section.link].type not in (_SHT_SYMTAB, _SHT_DYNSYM):
+            return False
+        if not _symbol_table_constructible(sections, sections[section.link]):
+            return False
+        if kind == _SHT_HASH:
+            if section.size == 0:
+                return True
+            buckets, chains = struct.unpack_from("<II", data, section.offset)
+            return section.offset + 8 + 4 * (buckets + chains) <= len(data)
+        buckets, _, bloom, _ = struct.unpack_from("<IIII", data, section.offset)
+        return section.offset + 16 + 4 * (bloom + buckets) <= len(data)
+    return True
+
+
+def _symbol_table_constructible(sections: list[_PlainSection], table: _PlainSection) -> bool:
+    if table.link >= len(sections) or sections[table.link].type != 3:  # SHT_STRTAB
+        return False
+    return table.entry_size > 0 and table.size % table.entry_size == 0
+
+
+def _plain_symbols(
+    data: bytes, table: _PlainSection, sections: list[_PlainSection]
+) -> list[tuple[str, int, int, bool, int]] | None:
+    """_function_symbols of a _PlainSection symbol table."""
+    if table.link >= len(sections):
+        return None
+    strings = sections[table.link]
+    return _symbols_in(data, table.offset, table.size, table.entry_size, strings.offset, strings.offset + strings.size)
+
+
+def _plain_functions(
+    data: bytes,
+    sections: list[_PlainSection],
+    by_name: Mapping[str, _PlainSection],
+    code: list[bool],
+    code_sections: tuple[CodeSection, ...],
+) -> tuple[tuple[FunctionSymbol, ...], bool] | None:
+    """_functions of a linked plain file, None where it would ask pyelftools."""
+    table = by_name.get(".symtab") or by_name.get(".dynsym")
+    found: dict[tuple[str, int], FunctionSymbol] = {}
+    if table is not None:
+        if table.type not in (_SHT_SYMTAB, _SHT_DYNSYM):
+            return None
+        symbols = _plain_symbols(data, table, sections)
+        if symbols is None:
+            return None
+        for name, value, size, is_local, index in symbols:
+            if index >= len(sections) or not code[index]:
+                continue
+            found[(name, value)] = FunctionSymbol(name=name, address=value, size=size, is_local=is_local)
+    return _function_list(found, code_sections)
+
+
+def _plain_plt_stubs(
+    data: bytes, sections: list[_PlainSection], by_name: Mapping[str, _PlainSection]
+) -> dict[int, str] | None:
+    """_plt_stubs of a linked plain file, None where it would ask pyelftools."""
+    plt, relocations = by_name.get(".plt"), by_name.get(".rela.plt")
+    if plt is None or relocations is None or relocations.type not in (_SHT_RELA, _SHT_REL):
+        return {}
+    if relocations.type != _SHT_RELA or relocations.entry_size != _ELF32_RELA.size or relocations.link >= len(sections):
+        return None
+    table = sections[relocations.link]
+    if table.type not in (_SHT_SYMTAB, _SHT_DYNSYM) or table.entry_size != _ELF32_SYMBOL.size:
+        return None
+    if table.link >= len(sections):
+        return None
+    strings = sections[table.link]
+    capacity = max(0, (plt.size - PLT_HEADER_SIZE) // PLT_ENTRY_SIZE)
+    names = _plt_names_in(
+        data, relocations.offset, relocations.size, capacity, table.offset, table.size, strings.offset, strings.size
+    )
+    if names is None:
+        return None
+    return {plt.address + PLT_HEADER_SIZE + index * PLT_ENTRY_SIZE: name for index, name in names.items()}
+
+
+def _read_with_pyelftools(name: str, data: bytes) -> ElfImage:
+    from elftools.elf.elffile import ELFFile
+
     elf = ELFFile(io.BytesIO(data))
     machine = elf.header["e_machine"]
     if machine != HEXAGON_MACHINE:
@@ -227,6 +425,8 @@ def _functions(
     code_sections: tuple[CodeSection, ...],
     data: bytes,
 ) -> tuple[tuple[FunctionSymbol, ...], bool]:
+    from elftools.elf.sections import SymbolTableSection
+
     table = by_name.get(".symtab") or by_name.get(".dynsym")
     found: dict[tuple[str, int], FunctionSymbol] = {}
     if isinstance(table, SymbolTableSection):
@@ -246,6 +446,12 @@ def _functions(
                 continue
             address = (bases[index] if relocatable else 0) + value
             found[(name, address)] = FunctionSymbol(name=name, address=address, size=size, is_local=is_local)
+    return _function_list(found, code_sections)
+
+
+def _function_list(
+    found: Mapping[tuple[str, int], FunctionSymbol], code_sections: tuple[CodeSection, ...]
+) -> tuple[tuple[FunctionSymbol, ...], bool]:
     functions = sorted(found.values(), key=lambda function: (function.address, function.name))
     functions = _infer_missing_sizes(functions, code_sections)
     if functions:
@@ -273,6 +479,17 @@ def _function_symbols(
         strings = sections[header["sh_link"]].header
         offset, size, entry = header["sh_offset"], header["sh_size"], header["sh_entsize"]
         text_start, text_end = strings["sh_offset"], strings["sh_offset"] + strings["sh_size"]
+        return _symbols_in(data, offset, size, entry, text_start, text_end)
+    except Exception:  # anything unexpected: pyelftools decides, with its own errors
+        return None
+
+
+def _symbols_in(
+    data: bytes, offset: int, size: int, entry: int, text_start: int, text_end: int
+) -> list[tuple[str, int, int, bool, int]] | None:
+    """The named STT_FUNC symbols of the ELF32 symbol table at data[offset:offset+size] (names in
+    data[text_start:text_end]); None when anything is out of bounds."""
+    try:
         if entry != _ELF32_SYMBOL.size or offset + size > len(data) or text_end > len(data):
             return None
         found = []
@@ -322,6 +539,8 @@ def _infer_missing_sizes(
 
 
 def _plt_stubs(elf: ELFFile, by_name: Mapping[str, Section], data: bytes) -> dict[int, str]:
+    from elftools.elf.sections import SymbolTableSection
+
     plt = by_name.get(".plt")
     relocations = by_name.get(".rela.plt")
     if plt is None or relocations is None or not hasattr(relocations, "iter_relocations"):
@@ -353,6 +572,8 @@ def _plt_stub_names(
     """PLT entry number -> helper name, from the first `capacity` entries of a little-endian ELF32 .rela.plt and its
     symbol table, read with struct (pyelftools parses each relocation and symbol through construct); None for any
     other layout or anything out of bounds, where the caller asks pyelftools as before."""
+    from elftools.elf.sections import SymbolTableSection
+
     try:
         if elf.elfclass != 32 or not elf.little_endian or not isinstance(symbols, SymbolTableSection):
             return None
@@ -362,10 +583,37 @@ def _plt_stub_names(
             return None
         if table["sh_entsize"] != _ELF32_SYMBOL.size:
             return None
-        start, count = entries["sh_offset"], min(entries["sh_size"] // _ELF32_RELA.size, capacity)
-        symbol_offset, symbol_count = table["sh_offset"], table["sh_size"] // _ELF32_SYMBOL.size
-        text_start, text_end = strings["sh_offset"], strings["sh_offset"] + strings["sh_size"]
-        if start + count * _ELF32_RELA.size > len(data) or symbol_offset + table["sh_size"] > len(data):
+        return _plt_names_in(
+            data,
+            entries["sh_offset"],
+            entries["sh_size"],
+            capacity,
+            table["sh_offset"],
+            table["sh_size"],
+            strings["sh_offset"],
+            strings["sh_size"],
+        )
+    except Exception:  # anything unexpected: pyelftools decides, with its own errors
+        return None
+
+
+def _plt_names_in(
+    data: bytes,
+    start: int,
+    entries_size: int,
+    capacity: int,
+    symbol_offset: int,
+    table_size: int,
+    text_start: int,
+    text_size: int,
+) -> dict[int, str] | None:
+    """PLT entry number -> helper name of the first `capacity` ELF32 RELA entries at data[start:] whose symbols
+    are the table at data[symbol_offset:] (names at data[text_start:]); None when anything is out of bounds."""
+    try:
+        count = min(entries_size // _ELF32_RELA.size, capacity)
+        symbol_count = table_size // _ELF32_SYMBOL.size
+        text_end = text_start + text_size
+        if start + count * _ELF32_RELA.size > len(data) or symbol_offset + table_size > len(data):
             return None
         if text_end > len(data):
             return None
@@ -388,6 +636,8 @@ def _plt_stub_names(
 
 def _relocation_symbols(elf: ELFFile, sections: list, bases: list[int]) -> dict[int, str]:
     """In a .o, calls to helpers are unresolved (target 0): the relocation names the helper instead."""
+    from elftools.elf.sections import SymbolTableSection
+
     result: dict[int, str] = {}
     for section in sections:
         if section["sh_type"] != "SHT_RELA" or not hasattr(section, "iter_relocations"):
