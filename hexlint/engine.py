@@ -583,9 +583,12 @@ def run_source_rules(
             source_run = compute_source_run(
                 sources, rules, options, config, settings, parse_settings, context, built_libraries, builds, unit_cache
             )
-        finally:
+        except BaseException:
             if unit_cache is not None:
-                unit_cache.wait()
+                unit_cache.stop()  # Ctrl-C or an error: the units being saved are not worth waiting for
+            raise
+        if unit_cache is not None:
+            unit_cache.wait()
         if cached is not None:
             cached.store(source_run)
     if stats is not None:
@@ -640,7 +643,7 @@ def compute_source_run(
     )
     units += [unit for unit in lone if path_key(unit.path) not in in_context]
     context_units += [unit for unit in lone if path_key(unit.path) in in_context]
-    loaded = unit_cache.loaded if unit_cache is not None else 0
+    loaded = sum(1 for unit in [*units, *context_units] if getattr(unit, "from_cache", False))
     if unit_cache is not None:
         # Saved while the rules run (a child process): the next run after an edit re-parses only what it changed.
         unit_cache.save([unit for unit in [*units, *context_units] if not getattr(unit, "from_cache", False)])

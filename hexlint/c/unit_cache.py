@@ -17,8 +17,10 @@ buffer) is not saved: its AST would describe text that is not on disk.
 from __future__ import annotations
 
 import contextlib
+import glob
 import hashlib
 import os
+import signal
 import sys
 import threading
 
@@ -64,7 +66,6 @@ class UnitCache:
         self._store = store
         self._digests = digests
         self._child: int | None = None
-        self.loaded = 0
 
     def _key(self, path: str, role: str, arguments: Sequence[str]) -> str:
         from hexlint.cache import build_id
@@ -94,7 +95,6 @@ class UnitCache:
         unit = ParsedUnit(path, role, translation_unit, diagnostics, tuple(arguments))
         unit._included_files = includes  # type: ignore[attr-defined]  # in the order the parse met them
         unit.from_cache = True  # type: ignore[attr-defined]
-        self.loaded += 1
         return unit
 
     # ------------------------------------------------------------ saving
@@ -136,6 +136,9 @@ class UnitCache:
         for unit, (key, payload) in jobs:
             ast_path = self._ast_path(key)
             temporary = f"{ast_path}.{os.getpid()}.tmp"
+            for leftover in glob.glob(glob.escape(ast_path) + ".*.tmp"):  # of a save that was stopped
+                with contextlib.suppress(OSError):
+                    os.unlink(leftover)
             try:
                 os.makedirs(os.path.dirname(ast_path), exist_ok=True)
                 unit.translation_unit.save(temporary)
@@ -148,6 +151,13 @@ class UnitCache:
                 continue
             # The entry goes last: until it names the new AST's digest, readers refuse the file.
             self._store.put(NAMESPACE, key, payload)
+
+    def stop(self) -> None:
+        """End the saving child now (the run was interrupted); what it had not saved yet is parsed next time."""
+        if self._child is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self._child, signal.SIGTERM)
+        self.wait()
 
     def wait(self) -> None:
         """Wait for the saving child (so a finished run leaves no process behind)."""
