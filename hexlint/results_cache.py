@@ -89,7 +89,7 @@ class SourceRunCache:
             return None
         overrides = dict(parse_settings.unsaved)
         digests = FileDigests(overrides=overrides, stat_only_roots=_stat_only_roots())
-        base_settings = replace(parse_settings, unsaved=tuple((path, digests.of(path)) for path, _ in overrides))
+        base_settings = replace(parse_settings, unsaved=tuple((path, digests.of(path)) for path in overrides))
 
         def described(path: str) -> list[Any]:
             unit_settings = unit_parse_settings(path, base_settings, builds)
