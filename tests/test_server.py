@@ -124,6 +124,22 @@ def test_the_buffer_is_linted_not_the_file_on_disk(tmp_path: Path) -> None:
     assert path.read_text(encoding="utf-8") == KERNEL
 
 
+def test_a_run_gives_back_its_syntax_trees_once_released(tmp_path: Path) -> None:
+    """A long-lived server must not keep each run's trees (the engine freezes them out of the cyclic collector)."""
+    import gc
+
+    from clang import cindex
+
+    from hexlint.server.buffers import release_run_memory
+
+    path = kernel_tree(tmp_path)
+    for _ in range(2):
+        assert lint_buffer(str(path), path.read_bytes()).diagnostics
+    release_run_memory()
+    assert gc.get_freeze_count() == 0
+    assert not [item for item in gc.get_objects() if isinstance(item, cindex.TranslationUnit)]
+
+
 def test_a_bad_configuration_is_returned_as_an_error_not_raised(tmp_path: Path) -> None:
     path = kernel_tree(tmp_path)
     (tmp_path / "hexlint.toml").write_text("select = [\n", encoding="utf-8")

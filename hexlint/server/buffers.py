@@ -75,6 +75,17 @@ def lint_buffer(path: str, data: bytes, workspace_root: str | None = None) -> Bu
     )
 
 
+def release_run_memory() -> None:
+    """Give back what a run kept. The engine takes each run's syntax trees out of the cyclic collector's reach
+    (gc.freeze in hexlint.c.index: a CLI run ends before it would matter), and some of what they hold is in
+    reference cycles; a server linting again and again would keep every run's trees (hundreds of MiB for a tree).
+    A full collection: run it after the findings are published, not before."""
+    import gc
+
+    gc.unfreeze()
+    gc.collect()
+
+
 def own_fix(diagnostic: Diagnostic, path: str) -> Fix | None:
     """The finding's safe fix when every edit of it is in the file `path` (the buffer the editor changes). Unsafe
     fixes change behaviour (HX103, HX104): the server does not offer them, as `hexlint --fix` does not apply them."""

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -24,7 +25,15 @@ from pygls.uris import from_fs_path, to_fs_path
 from hexlint import __version__
 from hexlint.core import Diagnostic, Fix, Severity, Span
 from hexlint.discover import is_source
-from hexlint.server.buffers import BufferLint, fixed_buffer, lint_buffer, minimal_edit, own_fix, same_file
+from hexlint.server.buffers import (
+    BufferLint,
+    fixed_buffer,
+    lint_buffer,
+    minimal_edit,
+    own_fix,
+    release_run_memory,
+    same_file,
+)
 from hexlint.server.positions import UTF8, UTF16, UTF32, LineIndex, span_range
 
 DEBOUNCE_SECONDS = 0.3
@@ -117,11 +126,19 @@ class HexlintServer(LanguageServer):
         except RuntimeError:
             return  # shutting down: the runner takes no more work
         if self.documents.get(uri) is not document or self.buffer_bytes(uri) != buffer:
+            self.release_memory()
             return  # closed, or changed while it ran: the change's own run publishes
         try:
             self.publish(uri, version, document, linted)
         except Exception as error:  # a bug in the conversion: told, and the next run tries again
             self.show_error(document, f"internal error: {type(error).__name__}: {error}")
+        finally:
+            self.release_memory()
+
+    def release_memory(self) -> None:
+        """Queued behind the run, after its findings are out: the editor does not wait for the collection."""
+        with contextlib.suppress(RuntimeError):  # shutting down: the runner takes no more work
+            self.runner.submit(release_run_memory)
 
     def publish(self, uri: str, version: int | None, document: _Document, linted: BufferLint) -> None:
         document.linted = linted
