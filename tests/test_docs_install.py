@@ -82,7 +82,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     installs, _ = shown_commands()
     for line in dict.fromkeys(installs):
         words = [str(clone) if word == CLONE_NAME else word for word in shlex.split(line)]
-        cwd = clone if words[-1] == "." else scratch
+        cwd = clone if words[-1] == "." or words[-1].startswith(".[") else scratch  # `.[server]`: the clone's extra
         completed = subprocess.run(
             [str(venv / "bin" / "python"), "-m", *words, "--quiet", "--disable-pip-version-check"],
             cwd=cwd,
