@@ -37,8 +37,8 @@ def run(arguments: Sequence[str], parser_class: type[argparse.ArgumentParser], s
         if missing not in SERVER_PACKAGES:
             raise
         stderr.write(
-            f"hexlint: error: `hexlint server` needs {missing}, which is not installed: install hexlint[server] "
-            "(pip install '.[server]' in hexlint's clone)\n"
+            f"hexlint: error: `hexlint server` needs the `server` extra (pygls; {missing} is missing): install "
+            "hexlint[server] (pip install '.[server]' in hexlint's clone)\n"
         )
         return EXIT_ERROR
     return serve()
