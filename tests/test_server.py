@@ -299,7 +299,7 @@ def run_session(test, environment: dict[str, str], cwd: Path) -> None:
 
 @needs_pygls
 def test_a_session_publishes_findings_offers_the_safe_fix_and_clears_once_applied(tmp_path: Path) -> None:
-    path = kernel_tree(tmp_path / "tree")
+    path = kernel_tree(tmp_path / "a tree")  # a space: quoted in the URI, which the server must see through
     cache_dir = tmp_path / "cache"
 
     async def session_test(session: Session) -> None:

@@ -17,6 +17,7 @@ import contextlib
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -105,7 +106,7 @@ class HexlintServer(LanguageServer):
         document.timer = loop.call_later(delay, start)
 
     def buffer_bytes(self, uri: str) -> tuple[bytes, int | None] | None:
-        text_document = self.workspace.text_documents.get(uri)
+        text_document = self.workspace.text_documents.get(unquote(uri))  # pygls keeps them by the unquoted URI
         if text_document is None:
             return None
         return text_document.source.encode("utf-8", "surrogatepass"), text_document.version
