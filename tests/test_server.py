@@ -249,11 +249,11 @@ class Session:
         )
         return uri
 
-    async def actions(self, uri: str, at: lsp_types.Range) -> list:
+    async def actions(self, uri: str, at: lsp_types.Range, only: list[str] | None = None) -> list:
         params = lsp_types.CodeActionParams(
             text_document=lsp_types.TextDocumentIdentifier(uri=uri),
             range=at,
-            context=lsp_types.CodeActionContext(diagnostics=[]),
+            context=lsp_types.CodeActionContext(diagnostics=[], only=only),
         )
         return list(await self.client.text_document_code_action_async(params) or [])
 
@@ -322,10 +322,13 @@ def test_a_session_publishes_findings_offers_the_safe_fix_and_clears_once_applie
         assert [action.diagnostics[0].code for action in quick_fixes] == ["HX110"]  # HX104's unsafe fix is not offered
         assert [action.kind for action in actions if action not in quick_fixes] == ["source.fixAll.hexlint"]
         assert await session.actions(uri, null_check.range) == [actions[-1]]  # only fix-all reaches that line
+        only_fix_all = await session.actions(uri, everywhere, only=["source.fixAll"])  # as an editor's fix on save
+        assert [action.kind for action in only_fix_all] == ["source.fixAll.hexlint"]
 
         fixed = apply_edits(KERNEL, quick_fixes[0].edit.changes[uri])
         backslashes = {line.index("\\") for line in fixed.splitlines() if line.endswith("\\")}
         assert len(backslashes) == 1
+        assert apply_edits(KERNEL, actions[-1].edit.changes[uri]) == fixed  # fix-all: the one safe fix, as one edit
         # The edits as incremental changes, bottom up so each range still means the text it was computed on.
         edits = sorted(
             quick_fixes[0].edit.changes[uri], key=lambda edit: (edit.range.start.line, edit.range.start.character)
