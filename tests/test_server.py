@@ -183,6 +183,17 @@ except ImportError:  # pragma: no cover - the dev extra has pygls
 needs_pygls = pytest.mark.skipif(LanguageClient is None, reason="pygls is not installed (the dev extra has it)")
 
 
+@needs_pygls
+def test_code_action_kinds_asked_for_are_matched_by_value_and_by_parent() -> None:
+    from hexlint.server.lsp import FIX_ALL_KIND, _wanted
+
+    quick_fix, fix_all = lsp_types.CodeActionKind.QuickFix, lsp_types.CodeActionKind.SourceFixAll
+    assert _wanted(quick_fix, None) and _wanted(FIX_ALL_KIND, [])
+    assert _wanted(quick_fix, ["quickfix"]) and _wanted(quick_fix, [quick_fix])
+    assert _wanted(FIX_ALL_KIND, [fix_all]) and _wanted(FIX_ALL_KIND, ["source"])
+    assert not _wanted(quick_fix, ["source.fixAll"]) and not _wanted(FIX_ALL_KIND, [quick_fix])
+
+
 class Session:
     """A pygls client talking to `python -m hexlint server`, with what the server sent it."""
 

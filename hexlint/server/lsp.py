@@ -281,7 +281,9 @@ def _wanted(kind: str, only: object) -> bool:
     """Whether the client asked for actions of `kind`: `only` lists kinds and their parents (source.fixAll)."""
     if not only:
         return True
-    return any(kind == str(item) or kind.startswith(f"{item}.") for item in only)  # type: ignore[attr-defined]
+    name = str(getattr(kind, "value", kind))  # an enum member or its plain string: compared by value
+    asked = [str(getattr(item, "value", item)) for item in only]  # type: ignore[attr-defined]
+    return any(name == item or name.startswith(f"{item}.") for item in asked)
 
 
 def create_server() -> HexlintServer:
