@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hexlint",
         description="Static analysis for the Hexagon NPU backend of llama.cpp / ggml: C/C++ sources and built HTP "
         "libraries. `hexlint rule CODE` prints a rule's documentation; `hexlint splits LOG` (graph splits) and "
-        "`hexlint trace LOG` (runtime op traces) read device logs.",
+        "`hexlint trace LOG` (runtime op traces) read device logs; `hexlint server` is a language server for editors.",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories to lint (default: .)")
     selection = parser.add_argument_group("rule selection")
@@ -611,6 +611,10 @@ def _dispatch(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         from hexlint.runtime.command import run as run_trace
 
         return run_trace(argv[1:], _Parser, stdout, stderr)
+    if argv and argv[0] == "server":
+        from hexlint.server import run as run_server
+
+        return run_server(argv[1:], _Parser, stderr)
     arguments = build_parser().parse_args(argv)
     if arguments.list_rules:
         stdout.write(format_rule_list(registry.all_rules()))

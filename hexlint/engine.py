@@ -1059,6 +1059,31 @@ def _result(
     )
 
 
+def release_run_memory() -> None:
+    """Give back what the last run kept, in a process that lints again and again (`--watch`, `hexlint server`). The
+    index takes each run's syntax trees out of the cyclic collector's reach (gc.freeze in hexlint.c.index: a CLI run
+    ends before it would matter), and some of what they hold is in reference cycles, so such a process would keep
+    every run's trees (hundreds of MiB on upstream's tree). A full collection: run it after the findings are out.
+
+    A Ctrl-C during the collection would be raised inside some object's finalizer, where Python drops it: on the main
+    thread it is held until the collection is over, then raised."""
+    import gc
+    import signal
+    import threading
+
+    held: list[object] = []
+    on_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, lambda number, frame: held.append(number)) if on_main else None
+    try:
+        gc.unfreeze()
+        gc.collect()
+    finally:
+        if on_main:
+            signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+    if held:
+        raise KeyboardInterrupt
+
+
 def write_baseline(path: str, result: LintResult) -> int:
     """Record the run's findings (including the ones an older baseline hid) in a baseline file."""
     from hexlint import baseline as baseline_module

@@ -37,6 +37,7 @@ from hexlint.engine import (
     display_path,
     enabled_rules,
     lint,
+    release_run_memory,
     tree_root_for,
 )
 from hexlint.report import sort_key, summary_line
@@ -442,7 +443,7 @@ class WatchSession:
         for note in result.notes:
             self.stderr.write(f"hexlint: note: {note}\n")
         extra = f" ({len(result.baselined)} hidden by the baseline)" if result.baselined else ""
-        summary = summary_line(result.diagnostics, result.files_checked, 0, arguments.unsafe_fixes)
+        summary = summary_line(result.diagnostics, result.files_checked, 0, self.settings.unsafe_fixes)
         self.stderr.write(summary + extra + "\n")
 
     def run(self, config: Config) -> int:
@@ -451,6 +452,7 @@ class WatchSession:
         self.watcher.watch(plan)  # before the first run: an edit made while it runs is seen after it
         result = self._lint(config)
         self._write_report(result)
+        release_run_memory()  # while nothing changes: each run's trees would otherwise stay
         plan = watch_plan(self.paths, config, self.settings, result)
         self.watcher.watch(plan)
         if not self.arguments.quiet:
@@ -481,6 +483,7 @@ class WatchSession:
                 self.stderr.write(change_summary(changes, current, seconds, self.arguments.unsafe_fixes) + "\n")
                 self.stderr.flush()
             result = current
+            release_run_memory()
             try:
                 self.watcher.watch(watch_plan(self.paths, config, self.settings, result))
             except InputError as error:  # a directory gone between the run and its watch: the rest is watched

@@ -81,12 +81,12 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
     installs, _ = shown_commands()
     for line in dict.fromkeys(installs):
-        # `/path/to/hexlint[watch]`: the clone, with an extra.
+        # `/path/to/hexlint[watch]`: the clone, with an extra; `.[server]`: the clone's extra, inside it.
         words = [
             str(clone) + word.removeprefix(CLONE_NAME) if word.startswith(CLONE_NAME) else word
             for word in shlex.split(line)
         ]
-        cwd = clone if words[-1] == "." else scratch
+        cwd = clone if words[-1] == "." or words[-1].startswith(".[") else scratch
         completed = subprocess.run(
             [str(venv / "bin" / "python"), "-m", *words, "--quiet", "--disable-pip-version-check"],
             cwd=cwd,

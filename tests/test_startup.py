@@ -23,7 +23,9 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
-HEAVY_MODULES = ("clang", "elftools", "hexlint.c", "hexlint.elf", "hexlint.hexagon")
+# The `server` extra (pygls and what it brings) and hexlint's use of it: loaded by `hexlint server` alone.
+SERVER_MODULES = ("pygls", "lsprotocol", "cattrs", "hexlint.server")
+HEAVY_MODULES = ("clang", "elftools", "hexlint.c", "hexlint.elf", "hexlint.hexagon", *SERVER_MODULES)
 # The parser knows the binary audit's options (argparse definitions only); nothing else of hexlint.binary loads.
 ALLOWED_BINARY_MODULES = {"hexlint.binary", "hexlint.binary.options"}
 
@@ -102,6 +104,20 @@ def test_text_only_run_imports_only_what_it_uses(tmp_path: Path) -> None:
     # heavy() above is what still matters at start-up: a text-only run loads neither libclang (hexlint.c) nor
     # pyelftools and the audit. dataclasses (~7 ms with inspect) is allowed: a pre-commit run's cost is parsing.
     assert "pathlib" not in loaded["modules"]  # paths are strings (pathlib pulls urllib.parse and ipaddress)
+
+
+def test_only_the_server_loads_the_server_extras(tmp_path: Path) -> None:
+    kernel = tmp_path / "htp" / "kernel.c"
+    kernel.parent.mkdir()
+    kernel.write_text("struct htp_ops_context;\nint op(struct htp_ops_context *octx) { return octx ? 0 : 1; }\n")
+    loaded = run_python(
+        "import io; from hexlint.cli import main; "
+        f"status = main(['-q', '--format', 'json', {str(kernel)!r}], stdout=io.StringIO()); " + LOADED,
+        cwd=tmp_path,
+    )
+    assert loaded["status"] == 1  # HX104: the source rules ran, on libclang
+    assert "hexlint.c" in loaded["modules"]
+    assert heavy([name for name in loaded["modules"] if not name.startswith(("clang", "hexlint.c"))]) == []
 
 
 def test_a_binary_audit_never_loads_the_c_front_end(tmp_path: Path) -> None:

@@ -66,8 +66,10 @@ class UnitIndex:
             finally:
                 if collecting:
                     gc.enable()
-            # The nodes live as long as the run and form no cycles; freezing them takes them out of every later
-            # collection, which otherwise made each small allocation in the rules pay for a scan of all of them.
+            # The nodes live as long as the run; freezing them takes them out of every later collection, which
+            # otherwise made each small allocation in the rules pay for a scan of all of them. Some of what a run
+            # builds on them is in reference cycles, so a process that lints again and again gives it back with
+            # engine.release_run_memory() (--watch and the server do).
             gc.freeze()
 
     def _walk(self, translation_unit: cindex.TranslationUnit) -> None:
