@@ -2,8 +2,9 @@
 
 An entry holds a `SourceRun`: every unit's parse errors and every source rule's findings on every file of the tree,
 with the files the units read. Its key is a digest of hexlint's build, the rules and their options, the parse
-settings of each file (its build defines and role), the contents of the run's files and of the context, and the
-working directory (findings keep the paths they were given). The headers the units include are known only after a
+settings of each file (its build defines and role), and the real paths and contents of the run's files and of the
+context (a buffer standing for a file counts as that file's content). Paths in an entry are absolute, so runs from
+any working directory, the CLI's and an editor's, share entries. The headers the units include are known only after a
 parse, so they are the entry's dependencies, checked (content, or size and mtime outside the tree) before it is
 trusted. A unit whose parse failed also depends on the listings of the directories it searched, so that the
 header it missed appearing invalidates the entry.
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from hexlint.config import Config
-    from hexlint.core import Rule
+    from hexlint.core import Diagnostic, Rule
     from hexlint.engine import RunSettings, SourceRun
 
 NAMESPACE = "source-runs"
@@ -81,27 +82,33 @@ class SourceRunCache:
         builds: Any,
         built_libraries: Sequence[Any],
     ) -> SourceRunCache | None:
-        from hexlint.engine import role_for, unit_parse_settings
+        from hexlint.engine import path_key, role_for, unit_parse_settings
 
         if settings.cache_dir is None:
             return None
         store = cache_module.open_store(settings.cache_dir)
         if store is None:
             return None
-        overrides = dict(parse_settings.unsaved)
-        digests = FileDigests(overrides=overrides, stat_only_roots=stat_only_roots())
-        base_settings = replace(parse_settings, unsaved=tuple((path, digests.of(path)) for path in overrides))
+        digests = FileDigests(overrides=dict(parse_settings.unsaved), stat_only_roots=stat_only_roots())
+        # Text that stands for a file (stdin, an editor's buffer) is in the key as that file's digest, so a buffer
+        # that equals the disk shares the disk's entries; paths are absolute, so runs from any directory share them.
+        compile_commands = parse_settings.compile_commands
+        base_settings = replace(
+            parse_settings,
+            unsaved=(),
+            include_dirs=tuple(os.path.abspath(directory) for directory in parse_settings.include_dirs),
+            compile_commands=os.path.abspath(compile_commands) if compile_commands else None,
+        )
 
         def described(path: str) -> list[Any]:
-            unit_settings = unit_parse_settings(path, base_settings, builds)
-            return [path, role_for(path, config, settings), repr(unit_settings.build_defines), digests.of(path)]
+            unit_settings = unit_parse_settings(path, parse_settings, builds)
+            role = role_for(path, config, settings)
+            return [path_key(path), role, repr(unit_settings.build_defines), digests.of(path)]
 
         run_files = [described(path) for path in sources]
         context_files = [described(path) for path in context]
-        compile_commands = parse_settings.compile_commands
         common = [
             cache_module.build_id(),
-            os.getcwd(),
             sorted((rule.code, rule.kind, rule.scope) for rule in rules),
             {rule.code: dict(options[rule.code]) for rule in rules if rule.kind == "source"},
             repr(base_settings),
@@ -167,7 +174,7 @@ class SourceRunCache:
     # ------------------------------------------------------------ writing
 
     def store(self, source_run: SourceRun) -> None:
-        dependencies = list(source_run.dependencies)
+        dependencies = [os.path.abspath(path) for path in source_run.dependencies]
         if any(diagnostics for _, _, diagnostics in source_run.units):
             # A header a unit could not find may appear in a directory it searched, or next to a file it read.
             directories = [os.path.realpath(directory) for directory in self.include_dirs]
@@ -175,12 +182,31 @@ class SourceRunCache:
             dependencies += ["dir:" + directory for directory in dict.fromkeys(directories)]
         payload = {
             "units": [
-                [path, is_context, [diagnostic_data(item) for item in diagnostics]]
+                [os.path.abspath(path), is_context, [diagnostic_data(absolute(item)) for item in diagnostics]]
                 for path, is_context, diagnostics in source_run.units
             ],
-            "findings": [diagnostic_data(item) for item in source_run.findings],
+            "findings": [diagnostic_data(absolute(item)) for item in source_run.findings],
             "notes": source_run.notes,
             "dependencies": cache_module.dependencies_of(dependencies, self.digests),
         }
         self._store.put(NAMESPACE, self.key, payload)
         self._store.prune(NAMESPACE, KEPT_RUNS)
+
+
+def _absolute_span(span: Any) -> Any:
+    return replace(span, path=os.path.abspath(span.path)) if span is not None and span.path else span
+
+
+def absolute(diagnostic: Diagnostic) -> Diagnostic:
+    """The finding with every path absolute: an entry answers runs from any working directory, whose report then
+    shows each path relative to its own."""
+    fix = diagnostic.fix
+    return replace(
+        diagnostic,
+        span=_absolute_span(diagnostic.span),
+        source_span=_absolute_span(diagnostic.source_span),
+        related=tuple(replace(item, span=_absolute_span(item.span)) for item in diagnostic.related),
+        fix=replace(fix, edits=tuple(replace(edit, path=os.path.abspath(edit.path)) for edit in fix.edits))
+        if fix is not None
+        else None,
+    )

@@ -193,6 +193,32 @@ def test_a_warm_run_parses_nothing_and_reports_the_same(tmp_path: Path, cache_on
     assert cache_line(one_err).startswith("cache: hit from the whole tree's run")
 
 
+def test_an_entry_answers_runs_from_any_directory_and_buffers_equal_to_the_disk(
+    tmp_path: Path, cache_on: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = make_tree(tmp_path)
+    kernel = tree / "htp" / "one-ops.c"
+    kernel.write_text(kernel.read_text().replace("        total += i;\n", "        total += i;\n" + DIVISION))
+    monkeypatch.chdir(tmp_path)
+    expected, _ = lint_json("--cache-dir", str(cache_on), "backend/htp/one-ops.c")
+    assert expected["diagnostics"][0]["path"] == "backend/htp/one-ops.c"
+    monkeypatch.chdir(tree / "htp")
+    elsewhere, stderr = lint_json("--cache-dir", str(cache_on), "one-ops.c")
+    assert cache_line(stderr).startswith("cache: hit,")
+    assert elsewhere == no_cache("one-ops.c")
+    assert elsewhere["diagnostics"][0]["path"] == "one-ops.c"
+    import io
+    import sys
+
+    old_stdin = sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(kernel.read_bytes()))
+    try:
+        buffer, stderr = lint_json("--cache-dir", str(cache_on), "--stdin-filename", "one-ops.c", "-")
+    finally:
+        sys.stdin = old_stdin
+    assert cache_line(stderr).startswith("cache: hit,") and buffer == elsewhere
+
+
 def test_an_edit_re_parses_only_the_units_that_read_the_changed_file(tmp_path: Path, cache_on: Path) -> None:
     tree = make_tree(tmp_path)
     lint_json("--cache-dir", str(cache_on), str(tree))
