@@ -137,7 +137,11 @@ def test_show_settings_names_where_each_value_came_from(tree: Path, hexlint_cli)
     assert 'arch = "v79"  # command line\n' in text
 
 
-def test_show_settings_without_a_configuration_file_is_all_defaults(tree: Path, hexlint_cli) -> None:
+def test_show_settings_without_a_configuration_file_is_all_defaults(
+    tree: Path, hexlint_cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("HEXLINT_NO_CACHE", raising=False)  # the suite's, which would turn the cache off
+    monkeypatch.delenv("HEXLINT_CACHE_DIR", raising=False)
     document = json.loads(hexlint_cli("--show-settings", "--format", "json", ".").stdout)
     assert document["config_file"] is None
     assert {entry["source"] for entry in document["settings"].values()} == {"default"}
