@@ -579,16 +579,11 @@ def run_source_rules(
             source_run = cached.load()
     if source_run is None:
         unit_cache = cached.unit_cache() if cached is not None else None
-        try:
-            source_run = compute_source_run(
-                sources, rules, options, config, settings, parse_settings, context, built_libraries, builds, unit_cache
-            )
-        except BaseException:
-            if unit_cache is not None:
-                unit_cache.stop()  # Ctrl-C or an error: the units being saved are not worth waiting for
-            raise
         if unit_cache is not None:
-            unit_cache.wait()
+            unit_cache.wait_for_saver()
+        source_run = compute_source_run(
+            sources, rules, options, config, settings, parse_settings, context, built_libraries, builds, unit_cache
+        )
         if cached is not None:
             cached.store(source_run)
     if stats is not None:
@@ -644,9 +639,6 @@ def compute_source_run(
     units += [unit for unit in lone if path_key(unit.path) not in in_context]
     context_units += [unit for unit in lone if path_key(unit.path) in in_context]
     loaded = sum(1 for unit in [*units, *context_units] if getattr(unit, "from_cache", False))
-    if unit_cache is not None:
-        # Saved while the rules run (a child process): the next run after an edit re-parses only what it changed.
-        unit_cache.save([unit for unit in [*units, *context_units] if not getattr(unit, "from_cache", False)])
     source_run = SourceRun(
         units=[(unit.path, False, list(unit.diagnostics)) for unit in units]
         + [(unit.path, True, list(unit.diagnostics)) for unit in context_units],
@@ -656,7 +648,10 @@ def compute_source_run(
         parsed_units=len(units) + len(context_units) - loaded,
     )
     source_rules = [rule for rule in rules if rule.kind == "source"]
+    fresh = [unit for unit in [*units, *context_units] if not getattr(unit, "from_cache", False)]
     if not source_rules:
+        if unit_cache is not None:
+            unit_cache.save(fresh)
         return source_run
     in_run = {path_key(path) for path in sources}
     project = build_project([*units, *context_units], project_files)
@@ -672,6 +667,9 @@ def compute_source_run(
         models.append(subject)
         source_run.findings.extend(_call_check(rule, subject, options[rule.code], "project"))
     source_run.notes = list(dict.fromkeys(note for model in models for note in model.notes))
+    if unit_cache is not None:
+        # After the rules, by a detached process: the next run after an edit re-parses only the units it changed.
+        unit_cache.save(fresh)
     return source_run
 
 

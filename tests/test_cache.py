@@ -72,7 +72,17 @@ def make_tree(root: Path) -> Path:
 def lint_json(*arguments: str) -> tuple[dict, str]:
     run = run_hexlint("--format", "json", "--exit-zero", "-v", *arguments)
     assert run.status == 0, run.stderr
+    if "--cache-dir" in arguments:
+        saved(arguments[arguments.index("--cache-dir") + 1])
     return json.loads(run.stdout), run.stderr
+
+
+def saved(cache_directory: str | Path) -> None:
+    """Wait for the detached process that saves a run's units (the next run would; a test that edits the cache
+    directory itself must)."""
+    from hexlint.c.unit_cache import wait_for_saver
+
+    wait_for_saver(str(cache_directory))
 
 
 def cache_line(stderr: str) -> str:
@@ -349,6 +359,7 @@ def test_the_cache_goes_where_the_project_is_and_can_be_turned_off(
     monkeypatch.chdir(tmp_path)
     run_hexlint("-q", str(tree))
     assert (checkout / ".hexlint_cache" / ".gitignore").is_file()
+    saved(checkout / ".hexlint_cache")
     shutil.rmtree(checkout / ".hexlint_cache")
     run_hexlint("-q", "--no-cache", str(tree))
     monkeypatch.setenv("HEXLINT_NO_CACHE", "1")

@@ -8,21 +8,23 @@ the unit's parse diagnostics and include order, and the digests of every file th
 arrived with a checkout, or was swapped, is never opened.
 
 There is one AST per unit and set of arguments (`units/KEY.ast`): a changed file overwrites its unit's AST rather
-than adding one. Units are saved after the parse, in a forked child process while the parent runs the rules (the
-save costs about a quarter of the parse; on a second core it costs the run no wall time), or in the process itself
-where forking is not safe (other threads running, no fork()). A unit parsed from unsaved text (stdin, an editor's
-buffer) is not saved: its AST would describe text that is not on disk.
+than adding one. Saving costs about a quarter of the parse, so it is done once the rules are done, by a detached
+process the run does not wait for (its report is out at the same time as without the cache); it holds a lock that
+the next run waits on before loading units, so back-to-back runs see every unit saved. Where forking is not safe
+(other threads running: --watch, the server; no fork()) the process saves its units itself. A unit parsed from
+unsaved text (stdin, an editor's buffer) is not saved: its AST would describe text that is not on disk.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import glob
 import hashlib
 import os
-import signal
 import sys
 import threading
+import time
 
 import clang.cindex as cindex
 
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
     from hexlint.cache import Store
 
 NAMESPACE = "units"
+SAVER_TIMEOUT = 60.0  # seconds a run waits for an earlier run's saver before parsing without it
 # Environment variables clang reads besides its arguments: a unit parsed under other ones is another unit.
 _CLANG_ENVIRONMENT = ("CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH")
 
@@ -65,7 +68,6 @@ class UnitCache:
     def __init__(self, store: Store, digests: FileDigests) -> None:
         self._store = store
         self._digests = digests
-        self._child: int | None = None
 
     def _key(self, path: str, role: str, arguments: Sequence[str]) -> str:
         from hexlint.cache import build_id
@@ -100,25 +102,59 @@ class UnitCache:
     # ------------------------------------------------------------ saving
 
     def save(self, units: Sequence[ParsedUnit]) -> None:
-        """Save the units (those parsed from the disk's text) in a child process when that is safe, else here."""
+        """Save the units (those parsed from the disk's text): in a detached process once the rules are done, when
+        forking is safe, so the run ends as soon as its report is out; else here."""
         units = [unit for unit in units if unit.translation_unit is not None and not unit.unsaved]
         if not units:
             return
-        # Each entry's facts are read here, before the fork: the child only writes.
+        # Each entry's facts are read here, before the fork: the saver only writes.
         jobs = [(unit, self._entry(unit)) for unit in units]
-        if hasattr(os, "fork") and sys.platform.startswith("linux") and threading.active_count() == 1:
-            child = os.fork()
-            if child == 0:  # the child: save, then leave at once (no atexit, no buffered output of the parent)
-                status = 0
-                try:
-                    self._write(jobs)
-                except BaseException:
-                    status = 1
-                finally:
-                    os._exit(status)
-            self._child = child
+        if not (hasattr(os, "fork") and sys.platform.startswith("linux") and threading.active_count() == 1):
+            self._write(jobs)
             return
-        self._write(jobs)
+        # The lock is taken here and handed down: a run starting the moment this one ends already finds it held,
+        # and waits for the saved units rather than parsing them again (hexlint.c.unit_cache.wait_for_saver).
+        lock = self._lock_file()
+        if lock is None:
+            self._write(jobs)
+            return
+        child = os.fork()
+        if child == 0:
+            # The middle process: start the saver and leave, so the saver belongs to no one (no zombie, no wait).
+            status = 0
+            try:
+                os.setsid()
+                if os.fork() == 0:
+                    _detach_stdio()
+                    try:
+                        self._write(jobs)
+                    finally:
+                        os._exit(0)
+            except BaseException:
+                status = 1
+            finally:
+                os._exit(status)
+        os.close(lock)  # the saver holds the lock through its own copy of the descriptor
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(child, 0)
+
+    def _lock_file(self) -> int | None:
+        """A descriptor of the units' lock file, locked exclusively, or None when it cannot be had at once."""
+        try:
+            directory = os.path.join(self._store.directory, NAMESPACE)
+            os.makedirs(directory, exist_ok=True)
+            handle = os.open(os.path.join(directory, ".saving"), os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # another run is saving: this one saves its units itself
+            os.close(handle)
+            return None
+        return handle
+
+    def wait_for_saver(self, timeout: float = SAVER_TIMEOUT) -> None:
+        wait_for_saver(self._store.directory, timeout)
 
     def _entry(self, unit: ParsedUnit) -> tuple[str, dict[str, Any]]:
         key = self._key(unit.path, unit.role, unit.arguments)
@@ -152,16 +188,32 @@ class UnitCache:
             # The entry goes last: until it names the new AST's digest, readers refuse the file.
             self._store.put(NAMESPACE, key, payload)
 
-    def stop(self) -> None:
-        """End the saving child now (the run was interrupted); what it had not saved yet is parsed next time."""
-        if self._child is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self._child, signal.SIGTERM)
-        self.wait()
 
-    def wait(self) -> None:
-        """Wait for the saving child (so a finished run leaves no process behind)."""
-        if self._child is not None:
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self._child, 0)
-            self._child = None
+def wait_for_saver(cache_directory: str, timeout: float = SAVER_TIMEOUT) -> None:
+    """Wait (at most `timeout` seconds) for an earlier run's saver to finish: loading what it saves is cheaper than
+    parsing the same units again."""
+    try:
+        handle = os.open(os.path.join(cache_directory, NAMESPACE, ".saving"), os.O_RDONLY)
+    except OSError:
+        return  # no saver ever ran here
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    return
+                time.sleep(0.02)
+    finally:
+        os.close(handle)  # closing releases the shared lock
+
+
+def _detach_stdio() -> None:
+    """The saver writes nothing: its standard streams go to /dev/null, so a pre-commit hook or a CI step reading the
+    run's output sees it end with the run."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for descriptor in (0, 1, 2):
+        os.dup2(null, descriptor)
+    os.close(null)
