@@ -163,7 +163,7 @@ def run_watch_until_ready(line: str, cwd: Path, environment: dict[str, str]) -> 
     process = subprocess.Popen(
         shlex.split(line),
         cwd=cwd,
-        env=environment,
+        env={**environment, "PYTHONFAULTHANDLER": "1"},  # a hang can be asked where it is (SIGABRT below)
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -177,7 +177,16 @@ def run_watch_until_ready(line: str, cwd: Path, environment: dict[str, str]) -> 
         while not (seen and seen[-1].startswith("hexlint: watching")):
             seen.append(lines.get(timeout=300))
         process.send_signal(signal.SIGINT)
-        status = process.wait(timeout=60)
+        try:
+            status = process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGABRT)  # faulthandler prints every thread's stack on stderr
+            process.wait(timeout=30)
+            reader.join(10)
+            stacks = []
+            while not lines.empty():
+                stacks.append(lines.get_nowait())
+            pytest.fail(f"{line}: did not end on SIGINT; its threads:\n{''.join(stacks)[-6000:]}")
     finally:
         if process.poll() is None:
             process.kill()
