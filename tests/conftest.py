@@ -61,3 +61,13 @@ def require_tool(name: str) -> str:
     if path is None:
         pytest.skip(f"{name} is not installed")
     return path
+
+
+def as_from_a_terminal() -> None:
+    """A `preexec_fn` for a child that is to be stopped with Ctrl-C (SIGINT): SIGINT handled as a terminal gives it,
+    whatever signal state the test runner's thread has (a runner started in the background ignores SIGINT, and a
+    blocked SIGINT is inherited across exec)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})

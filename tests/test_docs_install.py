@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, require_tool
+from conftest import REPO_ROOT, as_from_a_terminal, require_tool
 
 pytestmark = pytest.mark.slow
 
@@ -164,6 +164,7 @@ def run_watch_until_ready(line: str, cwd: Path, environment: dict[str, str]) -> 
         shlex.split(line),
         cwd=cwd,
         env={**environment, "PYTHONFAULTHANDLER": "1"},  # a hang can be asked where it is (SIGABRT below)
+        preexec_fn=as_from_a_terminal,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

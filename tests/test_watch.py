@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import as_from_a_terminal
 
 from hexlint import watch
 from hexlint.config import Config
@@ -38,6 +39,7 @@ class WatchProcess:
             [sys.executable, "-m", "hexlint", "--watch", *arguments],
             cwd=cwd,
             env=environment,
+            preexec_fn=as_from_a_terminal,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
