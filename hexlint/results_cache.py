@@ -154,7 +154,7 @@ class SourceRunCache:
                 ],
                 findings=[diagnostic_from(item) for item in payload["findings"]],
                 notes=[str(note) for note in payload["notes"]],
-                dependencies=[path for path, _ in payload["dependencies"]],
+                dependencies=[path for path, _ in payload["dependencies"] if not path.startswith("dir:")],
             )
         except (TypeError, KeyError, ValueError, AttributeError):
             return None  # an entry of another shape: sealed by us, but not of this format
