@@ -23,6 +23,7 @@ import secrets
 import tempfile
 
 from hexlint.core import Diagnostic, Edit, Fix, Related, Severity, Span
+from hexlint.discover import read_bytes_or_none
 
 # typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
 TYPE_CHECKING = False
@@ -38,14 +39,11 @@ _SECRET_NAME = "seal-key"
 class Store:
     """One cache directory. `get` gives a payload only when the entry is whole, sealed by this user and holds the
     key asked for; every other entry is a miss. Nothing here raises on a bad cache: a cache that cannot be read or
-    written behaves as an empty one (and `problems` says why, for -v)."""
+    written behaves as an empty one."""
 
     def __init__(self, directory: str, secret: bytes) -> None:
         self.directory = directory
         self._secret = secret
-        self.problems: list[str] = []
-        self.hits = 0
-        self.misses = 0
         self.refused = 0  # entries present but not trusted (corrupted, foreign, sealed elsewhere)
 
     def _path(self, namespace: str, key: str) -> str:
@@ -60,7 +58,6 @@ class Store:
             with open(self._path(namespace, key), "rb") as handle:
                 data = handle.read()
         except OSError:
-            self.misses += 1
             return None
         try:
             entry = json.loads(data.decode("utf-8", "surrogatepass"))
@@ -78,9 +75,7 @@ class Store:
             trusted, payload = False, None
         if not trusted:
             self.refused += 1
-            self.misses += 1
             return None
-        self.hits += 1
         return payload
 
     def put(self, namespace: str, key: str, payload: Any) -> None:
@@ -93,7 +88,8 @@ class Store:
             "seal": self._seal(namespace, key, payload_text),
         }
         path = self._path(namespace, key)
-        try:
+        # An unwritable cache is an empty one: the next run computes what it would have read.
+        with contextlib.suppress(OSError):
             os.makedirs(os.path.dirname(path), exist_ok=True)
             _mark_ignored(self.directory)
             handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=".json")
@@ -104,8 +100,6 @@ class Store:
             except BaseException:
                 _remove(temporary)
                 raise
-        except OSError as error:
-            self.problems.append(f"{self.directory}: cannot write the cache: {error.strerror or error}")
 
     def prune(self, namespace: str, keep: int) -> None:
         """Remove the oldest entries of a namespace beyond the `keep` newest (by when they were written)."""
@@ -231,14 +225,6 @@ def _libclang_identity() -> str:
     return ";".join(found)
 
 
-def _file_bytes(path: str) -> bytes | None:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except OSError:
-        return None
-
-
 class FileDigests:
     """Content digests of files, each read once per run; `overrides` gives text that stands for a file (stdin).
     Files under `stat_only_roots` (system and compiler headers) are known by size, mtime and inode: hashing a C++
@@ -273,7 +259,7 @@ class FileDigests:
             except OSError:
                 return "missing"
             return f"stat:{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ino}"
-        data = _file_bytes(real)
+        data = read_bytes_or_none(real)
         return hashlib.sha256(data).hexdigest() if data is not None else "missing"
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from hexlint import __version__, registry
 from hexlint.config import ARCHITECTURES, CONTEXT_MODES, Config, ConfigError, load_config
 from hexlint.core import Rule
-from hexlint.discover import DiscoveryError, is_binary, is_source, spelled
+from hexlint.discover import DiscoveryError, is_binary, is_source, read_bytes_or_none, spelled
 from hexlint.engine import (
     InputError,
     InternalError,
@@ -385,14 +385,6 @@ def _warnings_as_errors(result: LintResult) -> LintResult:
     return replace(result, diagnostics=diagnostics)
 
 
-def _read_or_none(path: str) -> bytes | None:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except OSError:
-        return None
-
-
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'s' if number != 1 else ''}"
 
@@ -412,7 +404,9 @@ def run_add_suppressions(
     files: set[str] = set()
     for _ in range(MAX_SUPPRESSION_PASSES):
         try:
-            count, findings, changed = write_suppressions(result.diagnostics, arguments.add_suppressions, _read_or_none)
+            count, findings, changed = write_suppressions(
+                result.diagnostics, arguments.add_suppressions, read_bytes_or_none
+            )
         except OSError as error:
             raise InputError(f"--add-suppressions: cannot write: {error.strerror or error}") from None
         added, covered, files = added + count, covered + findings, files | set(changed)

@@ -111,6 +111,20 @@ def _expect_list_of_strings(value: Any, key: str, source: str) -> tuple[str, ...
     return tuple(value)
 
 
+def _expect_bool(table: Mapping[str, Any], key: str, default: bool, source: str) -> bool:
+    value = table.get(key, default)
+    if not isinstance(value, bool):
+        raise ConfigError(f"{source}: `{key}` must be true or false, not {value!r}")
+    return value
+
+
+def _expect_path(table: Mapping[str, Any], key: str, source: str) -> str | None:
+    value = table.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(f"{source}: `{key}` must be a path")
+    return value
+
+
 def _check_selectors(selectors: Sequence[str], key: str, source: str) -> None:
     for selector in selectors:
         if not registry.is_known_selector(selector):
@@ -224,24 +238,14 @@ def config_from_table(table: Mapping[str, Any], source: StrPath) -> Config:
     arch = table.get("arch")
     if arch is not None and arch not in ARCHITECTURES:
         raise ConfigError(f"{source}: `arch` must be one of {', '.join(ARCHITECTURES)}, not {arch!r}")
-    cmake_defines = table.get("cmake-defines", True)
-    if not isinstance(cmake_defines, bool):
-        raise ConfigError(f"{source}: `cmake-defines` must be true or false, not {cmake_defines!r}")
-    compile_commands = table.get("compile-commands")
-    if compile_commands is not None and not isinstance(compile_commands, str):
-        raise ConfigError(f"{source}: `compile-commands` must be a path")
+    cmake_defines = _expect_bool(table, "cmake-defines", True, source)
+    compile_commands = _expect_path(table, "compile-commands", source)
     context = table.get("context")
     if context is not None and context not in CONTEXT_MODES:
         raise ConfigError(f"{source}: `context` must be one of {', '.join(CONTEXT_MODES)}, not {context!r}")
-    project_root = table.get("project-root")
-    if project_root is not None and not isinstance(project_root, str):
-        raise ConfigError(f"{source}: `project-root` must be a path")
-    unsafe_fixes = table.get("unsafe-fixes", False)
-    if not isinstance(unsafe_fixes, bool):
-        raise ConfigError(f"{source}: `unsafe-fixes` must be true or false, not {unsafe_fixes!r}")
-    cache_dir = table.get("cache-dir")
-    if cache_dir is not None and not isinstance(cache_dir, str):
-        raise ConfigError(f"{source}: `cache-dir` must be a path")
+    project_root = _expect_path(table, "project-root", source)
+    unsafe_fixes = _expect_bool(table, "unsafe-fixes", False, source)
+    cache_dir = _expect_path(table, "cache-dir", source)
     source = spelled(source)
     base = os.path.dirname(source)
     if project_root is not None and not os.path.isdir(_relative_to(base, project_root)):

@@ -148,6 +148,15 @@ def _read_patterns(gitignore: str, base: str | None = None) -> list[IgnoreFile]:
     return parse_gitignore(text, base if base is not None else os.path.dirname(gitignore))
 
 
+def read_bytes_or_none(path: str) -> bytes | None:
+    """A file's bytes, or None when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
 def self_and_parents(directory: str) -> list[str]:
     """`[directory, *Path(directory).parents]` for an absolute, spelled directory."""
     chain = [directory]

@@ -24,6 +24,7 @@ from hexlint.discover import (
     discover,
     find_repository_root,
     is_translation_unit,
+    read_bytes_or_none,
     self_and_parents,
     spelled,
 )
@@ -197,26 +198,32 @@ def forget_real_paths() -> None:
     _real_directories.clear()
 
 
-def _span_with_display_path(span: Span) -> Span:
-    shown = display_path(span.path)
-    return span if shown == span.path else replace(span, path=shown)
+def with_paths(diagnostic: Diagnostic, spell: Callable[[str], str]) -> Diagnostic:
+    """The finding with every path it holds (its span, source span, related places, fix edits) spelled by `spell`;
+    the finding itself when that changes nothing."""
 
+    def respelled(span: Span) -> Span:
+        shown = spell(span.path) if span.path else span.path
+        return span if shown == span.path else replace(span, path=shown)
 
-def normalize_paths(diagnostic: Diagnostic) -> Diagnostic:
-    """One spelling per file in every report, however libclang or a rule spelled the path."""
-    span = _span_with_display_path(diagnostic.span)
+    span = respelled(diagnostic.span)
     fix = diagnostic.fix
     if span is diagnostic.span and diagnostic.source_span is None and not diagnostic.related and fix is None:
         return diagnostic  # already spelled so (text rules see display paths): no copy
     if fix is not None:
-        fix = replace(fix, edits=tuple(replace(edit, path=display_path(edit.path)) for edit in fix.edits))
+        fix = replace(fix, edits=tuple(replace(edit, path=spell(edit.path)) for edit in fix.edits))
     return replace(
         diagnostic,
         span=span,
-        source_span=_span_with_display_path(diagnostic.source_span) if diagnostic.source_span else None,
-        related=tuple(Related(_span_with_display_path(item.span), item.message) for item in diagnostic.related),
+        source_span=respelled(diagnostic.source_span) if diagnostic.source_span else None,
+        related=tuple(Related(respelled(item.span), item.message) for item in diagnostic.related),
         fix=fix,
     )
+
+
+def normalize_paths(diagnostic: Diagnostic) -> Diagnostic:
+    """One spelling per file in every report, however libclang or a rule spelled the path."""
+    return with_paths(diagnostic, display_path)
 
 
 def role_for(path: str, config: Config, settings: RunSettings) -> str:
@@ -754,11 +761,7 @@ class _FileCache:
     def read(self, path: str) -> bytes | None:
         key = path_key(path)
         if key not in self._by_key:
-            try:
-                with open(path, "rb") as handle:
-                    self._by_key[key] = handle.read()
-            except OSError:
-                self._by_key[key] = None
+            self._by_key[key] = read_bytes_or_none(path)
         return self._by_key[key]
 
 

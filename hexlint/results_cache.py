@@ -174,39 +174,26 @@ class SourceRunCache:
     # ------------------------------------------------------------ writing
 
     def store(self, source_run: SourceRun) -> None:
+        """Paths go in absolute: an entry answers runs from any working directory, whose report then shows each path
+        relative to its own."""
+        from hexlint.engine import with_paths
+
         dependencies = [os.path.abspath(path) for path in source_run.dependencies]
         if any(diagnostics for _, _, diagnostics in source_run.units):
             # A header a unit could not find may appear in a directory it searched, or next to a file it read.
             directories = [os.path.realpath(directory) for directory in self.include_dirs]
             directories += [os.path.dirname(os.path.realpath(name)) for name in source_run.dependencies]
             dependencies += ["dir:" + directory for directory in dict.fromkeys(directories)]
+
+        def data(diagnostics: Sequence[Diagnostic]) -> list[dict[str, Any]]:
+            return [diagnostic_data(with_paths(item, os.path.abspath)) for item in diagnostics]
+
+        units = source_run.units
         payload = {
-            "units": [
-                [os.path.abspath(path), is_context, [diagnostic_data(absolute(item)) for item in diagnostics]]
-                for path, is_context, diagnostics in source_run.units
-            ],
-            "findings": [diagnostic_data(absolute(item)) for item in source_run.findings],
+            "units": [[os.path.abspath(path), context, data(diagnostics)] for path, context, diagnostics in units],
+            "findings": data(source_run.findings),
             "notes": source_run.notes,
             "dependencies": cache_module.dependencies_of(dependencies, self.digests),
         }
         self._store.put(NAMESPACE, self.key, payload)
         self._store.prune(NAMESPACE, KEPT_RUNS)
-
-
-def _absolute_span(span: Any) -> Any:
-    return replace(span, path=os.path.abspath(span.path)) if span is not None and span.path else span
-
-
-def absolute(diagnostic: Diagnostic) -> Diagnostic:
-    """The finding with every path absolute: an entry answers runs from any working directory, whose report then
-    shows each path relative to its own."""
-    fix = diagnostic.fix
-    return replace(
-        diagnostic,
-        span=_absolute_span(diagnostic.span),
-        source_span=_absolute_span(diagnostic.source_span),
-        related=tuple(replace(item, span=_absolute_span(item.span)) for item in diagnostic.related),
-        fix=replace(fix, edits=tuple(replace(edit, path=os.path.abspath(edit.path)) for edit in fix.edits))
-        if fix is not None
-        else None,
-    )

@@ -11,7 +11,6 @@ which the store's sorted payload would lose), the LibraryFacts.
 
 from __future__ import annotations
 
-import hashlib
 import json
 
 from hexlint.cache import diagnostic_data, diagnostic_from
@@ -47,18 +46,6 @@ def binary_option_names() -> tuple[str, ...]:
     return _option_names
 
 
-def file_digest(path: str) -> str:
-    """sha256 of the file's bytes; 'missing' when it cannot be read (the audit then says why, uncached)."""
-    digest = hashlib.sha256()
-    try:
-        with open(path, "rb") as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
-    except OSError:
-        return "missing"
-    return digest.hexdigest()
-
-
 def library_key(
     path: str,
     args: argparse.Namespace,
@@ -67,14 +54,15 @@ def library_key(
 ) -> str | None:
     """The entry's key, or None when the library cannot be read (its error comes from the audit itself)."""
     from hexlint.binary.sources import debug_builds_beside
-    from hexlint.cache import build_id, key_of
+    from hexlint.cache import FileDigests, build_id, key_of
 
-    library = file_digest(path)
+    digests = FileDigests()  # content digests; "missing" for a file that cannot be read (the audit says why)
+    library = digests.of(path)
     if library == "missing":
         return None
     arguments = {name: getattr(args, name, None) for name in binary_option_names()}
-    debug_files = [[name, file_digest(name)] for name in getattr(args, "debug_file", None) or ()]
-    beside = [[name, file_digest(name)] for name in debug_builds_beside(path)]
+    debug_files = [[name, digests.of(name)] for name in getattr(args, "debug_file", None) or ()]
+    beside = [[name, digests.of(name)] for name in debug_builds_beside(path)]
     return key_of(_FORMAT, build_id(), path, library, arguments, options, list(codes), debug_files, beside)
 
 

@@ -172,7 +172,7 @@ class UnitCache:
         for unit, (key, payload) in jobs:
             ast_path = self._ast_path(key)
             temporary = f"{ast_path}.{os.getpid()}.tmp"
-            for leftover in glob.glob(glob.escape(ast_path) + ".*.tmp"):  # of a save that was stopped
+            for leftover in glob.glob(glob.escape(ast_path) + ".*.tmp"):  # of a saver that was killed
                 with contextlib.suppress(OSError):
                     os.unlink(leftover)
             try:
