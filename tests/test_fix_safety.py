@@ -69,6 +69,7 @@ PRELUDE = """\
 struct htp_context { int n_threads; int trace[8]; };
 struct htp_rows_kernel_params { uint32_t n_threads; uint32_t nrows; uint32_t rows_per_thread; };
 struct htp_ops_context { struct htp_context *ctx; uint32_t n_threads; int32_t kernel_params[32]; };
+#define HEX_ASSERT(condition) do { if (!(condition)) { __builtin_trap(); } } while (0)
 """
 NULL_TESTS = ["!octx", "octx == NULL", "NULL == octx->ctx", "!octx->ctx", "(octx->ctx == 0)"]
 LIVE_TESTS = ["octx", "octx->ctx != NULL", "octx->ctx"]
@@ -78,7 +79,11 @@ RUNTIME = ["octx->n_threads", "octx->ctx->n_threads"]
 
 @strategies.composite
 def statements(draw: strategies.DrawFn) -> str:
-    kind = draw(strategies.sampled_from(["dead", "live", "ternary", "one_line", "recomputed", "runtime", "plain"]))
+    kind = draw(
+        strategies.sampled_from(
+            ["dead", "live", "else", "assert", "ternary", "one_line", "recomputed", "runtime", "plain"]
+        )
+    )
     comment = draw(strategies.sampled_from(["", "  // a comment"]))
     if kind == "dead":
         terms = draw(strategies.lists(strategies.sampled_from(NULL_TESTS + OTHER_TESTS), min_size=1, max_size=3))
@@ -86,6 +91,18 @@ def statements(draw: strategies.DrawFn) -> str:
     if kind == "live":
         terms = draw(strategies.lists(strategies.sampled_from(LIVE_TESTS), min_size=1, max_size=2))
         return f"    if ({' && '.join(terms)}) {{{comment}\n        int k = 1;\n        n += k;\n    }}\n"
+    if kind == "else":
+        if draw(strategies.booleans()):
+            terms = draw(strategies.lists(strategies.sampled_from(NULL_TESTS + OTHER_TESTS), min_size=1, max_size=3))
+            condition = " || ".join(terms)
+        else:
+            terms = draw(strategies.lists(strategies.sampled_from(LIVE_TESTS + OTHER_TESTS), min_size=1, max_size=3))
+            condition = " && ".join(terms)
+        return f"    if ({condition}) {{{comment}\n        n += 1;\n    }} else {{\n        n += 2;\n    }}\n"
+    if kind == "assert":
+        terms = draw(strategies.lists(strategies.sampled_from(LIVE_TESTS + OTHER_TESTS), min_size=1, max_size=3))
+        message = draw(strategies.sampled_from(["", ' && "a message"']))
+        return f"    HEX_ASSERT({' && '.join(terms)}{message});{comment}\n"
     if kind == "ternary":
         live = draw(strategies.sampled_from(["&octx->ctx->trace[n]", "octx->ctx->trace + n + 1"]))
         return f"    {{ const int *t = octx->ctx ? {live} : NULL; (void) t; }}{comment}\n"

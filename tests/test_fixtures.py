@@ -192,14 +192,7 @@ def test_fixture_unsafe_fixes_match_their_twin_parse_and_are_idempotent(case: Ca
 
 @pytest.mark.parametrize("case", FIX_CASES, ids=[case.id for case in FIX_CASES])
 def test_fixture_fixes_match_fixed_twin(case: Case, tmp_path: Path) -> None:
-    copy_root = tmp_path / case.root.name
-    if case.path.is_dir():
-        shutil.copytree(case.path, copy_root)
-        copied = [copy_root / path.relative_to(case.path) for path in case_files(case)]
-    else:
-        copy_root.mkdir()
-        shutil.copy2(case.path, copy_root / case.path.name)
-        copied = [copy_root / case.path.name]
+    copy_root, copied = copy_case(case, tmp_path)
     run_case(Case(case.rule, copy_root if case.path.is_dir() else copied[0]), copied, copy_root, fix=True)
     for original, fixed in zip(case_files(case), copied, strict=True):
         twin = fixed_twin(original)

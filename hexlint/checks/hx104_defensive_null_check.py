@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from hexlint.backend.model import BackendModel
 from hexlint.backend.pointers import CheckedPointer, NullCheck, NullCheckSettings, Provenance, is_null_constant
+from hexlint.c.index import UnitIndex
 from hexlint.c.node import Node
 from hexlint.core import Diagnostic, Edit, Fix, Span
 from hexlint.registry import diagnostic
@@ -109,26 +111,25 @@ def _flagged(term: Node, pointers: tuple[CheckedPointer, ...], when_null: bool) 
 
 def _statement_end(data: bytes, node: Node) -> int:
     """The end of a statement, past the `;` libclang leaves out of an expression statement's extent."""
-    end = node.end_offset
-    if node.kind != "COMPOUND_STMT":
-        position = end
-        while position < len(data) and data[position] in b" \t":
-            position += 1
-        if position < len(data) and data[position : position + 1] == b";":
-            end = position + 1
-    return end
+    return node.end_offset if node.kind == "COMPOUND_STMT" else _past_semicolon(data, node.end_offset)
 
 
 def _whole_lines(data: bytes, start: int, end: int) -> tuple[int, int]:
     """[start, end) widened to whole lines when nothing else shares them but a `//` comment after it (which goes
-    with the code it comments), so no blank line is left behind."""
+    with the code it comments), so no emptied line is left behind."""
     line_start = data.rfind(b"\n", 0, start) + 1
     line_end = data.find(b"\n", end)
     line_end = len(data) if line_end < 0 else line_end
     after = data[end:line_end].strip()
     if data[line_start:start].strip() or (after and not after.startswith(b"//")):
         return start, end
-    return line_start, min(line_end + 1, len(data))
+    end = min(line_end + 1, len(data))
+    # Between two blank lines, one of them goes too, so the removal leaves one blank line where it was.
+    next_end = data.find(b"\n", end)
+    previous_start = data.rfind(b"\n", 0, max(line_start - 1, 0)) + 1
+    if line_start and next_end >= 0 and not data[end:next_end].strip() and not data[previous_start:line_start].strip():
+        end = next_end + 1
+    return line_start, end
 
 
 def _is_simple(node: Node) -> bool:
@@ -145,10 +146,13 @@ def _is_simple(node: Node) -> bool:
 
 def removal_fix(null_check: NullCheck) -> Fix | None:
     """Remove the check and its dead branch, where the statement's shape makes that a plain text edit:
-    `if (!p || !q) <dead>` goes (or keeps only its other conditions), `if (p) <live>` becomes `<live>`,
-    `p ? <live> : NULL` becomes `<live>`. Assertions, `else` branches and macro expansions get no fix."""
+    `if (!p || !q) <dead>` goes (or keeps only its other conditions), `if (p) <live>` becomes `<live>`, an `else`
+    keeps whichever branch always runs, `p ? <live> : NULL` becomes `<live>`, and an assertion goes (or keeps only
+    its other conditions). Checks written inside a macro's body get no fix."""
     statement, unit, pointers = null_check.statement, null_check.unit, null_check.pointers
-    if statement.is_macro_expansion or null_check.assert_macro:
+    if null_check.assert_macro:
+        return _assertion_fix(null_check)
+    if statement.is_macro_expansion:
         return None
     data = unit.source_bytes(statement.path)
     children = statement.children()
@@ -165,24 +169,196 @@ def removal_fix(null_check: NullCheck) -> Fix | None:
         replacement = text if _is_simple(live) or enclosed else b"(" + text + b")"
         edit = Edit(path, statement.start_offset, statement.end_offset, replacement)
         return Fix("Keep only the non-NULL branch of the defensive `?:`", (edit,), safe=False)
-    if statement.kind != "IF_STMT" or len(children) != 2:
-        return None  # an `else`, a C++ init-statement or a condition variable: left to the author
-    condition, branch = children
+    if statement.kind != "IF_STMT" or len(children) not in (2, 3):
+        return None
+    condition, then_branch = children[0], children[1]
+    else_branch = children[2] if len(children) == 3 else None
+    if condition.kind in ("DECL_STMT", "VAR_DECL", "NULL_STMT"):
+        return None  # a C++ init-statement or a condition variable: left to the author
     if data[condition.start_offset : condition.end_offset].count(b"\\"):
         return None
-    terms = _terms(condition, "||")
-    flagged = [term for term in terms if _flagged(term, pointers, when_null=True)]
-    if flagged and len(flagged) == len(terms):
-        start, end = _whole_lines(data, statement.start_offset, _statement_end(data, branch))
-        return Fix("Remove the defensive NULL check and its branch", (Edit(path, start, end, b""),), safe=False)
-    if flagged:
-        kept = b" || ".join(data[term.start_offset : term.end_offset] for term in terms if term not in flagged)
-        edit = Edit(path, condition.start_offset, condition.end_offset, kept)
-        return Fix("Remove the defensive NULL tests from the condition", (edit,), safe=False)
-    positive = _terms(condition, "&&")
-    if all(_flagged(term, pointers, when_null=False) for term in positive):
-        # `if (p) <live>`: the branch always runs; a compound stays a block, so its declarations keep their scope.
-        live = data[branch.start_offset : _statement_end(data, branch)]
-        edit = Edit(path, statement.start_offset, _statement_end(data, branch), live)
-        return Fix("Keep the branch of the defensive NULL check, without the check", (edit,), safe=False)
+    end = _statement_end(data, else_branch or then_branch)
+    for operator, when_null in (("||", True), ("&&", False)):
+        terms = _terms(condition, operator)
+        flagged = [term for term in terms if _flagged(term, pointers, when_null=when_null)]
+        if not flagged:
+            continue
+        if len(flagged) < len(terms):
+            kept = f" {operator} ".encode().join(
+                data[term.start_offset : term.end_offset] for term in terms if term not in flagged
+            )
+            edit = Edit(path, condition.start_offset, condition.end_offset, kept)
+            return Fix("Remove the defensive NULL tests from the condition", (edit,), safe=False)
+        # The condition is always false (`if (!p)`: the else branch runs) or always true (`if (p)`: the then branch).
+        live = else_branch if when_null else then_branch
+        if live is None:
+            if not _in_block(unit, statement):
+                return None  # the body of a loop or a label: removing it would hand that role to the next statement
+            start, end = _whole_lines(data, statement.start_offset, end)
+            return Fix("Remove the defensive NULL check and its branch", (Edit(path, start, end, b""),), safe=False)
+        if live.kind == "IF_STMT" and not _in_block(unit, statement):
+            return None  # an `if` without braces in place of this one could capture an outer `else`
+        # A compound stays a block, so its declarations keep their scope.
+        edit = Edit(path, statement.start_offset, end, data[live.start_offset : _statement_end(data, live)])
+        return Fix("Keep the branch of the defensive NULL check that always runs, without the check", (edit,), False)
     return None
+
+
+def _in_block(unit: UnitIndex, statement: Node) -> bool:
+    """True when the statement stands directly in a `{ }` block, so removing or replacing it leaves no loop, `if` or
+    label without its body. What a macro expands around the statement (`do { } while (0)`, parentheses) starts where
+    it does and is looked through."""
+    for ancestor in _ancestors(unit, statement):
+        if ancestor.start_offset != statement.start_offset:
+            return ancestor.kind == "COMPOUND_STMT"
+    return False
+
+
+def _ancestors(unit: UnitIndex, node: Node) -> list[Node]:
+    """From the node's parent up to its function, by identity: the nodes of a macro expansion share one extent, so
+    extents cannot tell a node's parent from its siblings."""
+    function = unit.enclosing_function(node)
+    if function is None:
+        return []
+    parents: dict[int, Node] = {}
+    stack = [function]
+    while stack:
+        current = stack.pop()
+        for child in current.children():
+            parents[id(child)] = current
+            if child is node:
+                chain = [current]
+                while chain[-1] is not function:
+                    chain.append(parents[id(chain[-1])])
+                return chain
+            stack.append(child)
+    return []
+
+
+_NOT_NULL = re.compile(r"^(?:(?P<left>.+?)\s*!=\s*(?:NULL|nullptr|0)|(?:NULL|nullptr|0)\s*!=\s*(?P<right>.+))$")
+
+
+def _assertion_fix(null_check: NullCheck) -> Fix | None:
+    """`assert(p)`, `GGML_ASSERT(p != NULL && n > 0)`: the invocation goes with its `;`, or keeps only its other
+    conditions. Read in the text as written at the call: the expansion has no node for the invocation itself."""
+    statement, unit, macro = null_check.statement, null_check.unit, null_check.assert_macro
+    data = unit.source_bytes(statement.path)
+    name_end = statement.start_offset + len(macro)
+    if data[statement.start_offset : name_end] != macro.encode():
+        return None
+    open_paren = name_end + len(data[name_end:]) - len(data[name_end:].lstrip(b" \t"))
+    close_paren = _matching_paren(data, open_paren)
+    if close_paren is None:
+        return None
+    condition_start, condition_end = _split_top_level(data, open_paren + 1, close_paren, b",")[0]
+    if b"\\\n" in data[condition_start:condition_end]:
+        return None
+    flagged = {_squeezed(pointer.text) for pointer in null_check.pointers}
+    terms = [data[start:end].strip() for start, end in _split_top_level(data, condition_start, condition_end, b"&&")]
+    kept = [term for term in terms if not _asserts_not_null(term.decode(errors="replace"), flagged)]
+    if len(kept) == len(terms):
+        return None
+    path = statement.path
+    if all(term.startswith(b'"') for term in kept):  # nothing left but the message of `assert(p && "message")`
+        if not _in_block(unit, statement):
+            return None
+        start, end = _whole_lines(data, statement.start_offset, _past_semicolon(data, close_paren + 1))
+        return Fix(f"Remove the defensive `{macro}`", (Edit(path, start, end, b""),), safe=False)
+    edit = Edit(path, condition_start, condition_end, b" && ".join(kept))
+    return Fix(f"Remove the defensive NULL tests from the `{macro}`", (edit,), safe=False)
+
+
+def _matching_paren(data: bytes, open_paren: int) -> int | None:
+    """The offset of the `)` that closes the `(` at `open_paren`, past brackets, strings and characters."""
+    if data[open_paren : open_paren + 1] != b"(":
+        return None
+    depth = 0
+    offset = open_paren
+    while offset < len(data):
+        character = data[offset : offset + 1]
+        if character in (b'"', b"'"):
+            end = _literal_end(data, offset)
+            if end is None:
+                return None
+            offset = end
+            continue
+        if character in (b"(", b"[", b"{"):
+            depth += 1
+        elif character in (b")", b"]", b"}"):
+            depth -= 1
+            if depth == 0:
+                return offset
+        offset += 1
+    return None
+
+
+def _literal_end(data: bytes, start: int) -> int | None:
+    """The offset just past the string or character literal that opens at `start` (None if the line ends first)."""
+    quote = data[start : start + 1]
+    offset = start + 1
+    while offset < len(data):
+        character = data[offset : offset + 1]
+        if character == b"\\":
+            offset += 2
+        elif character == quote:
+            return offset + 1
+        elif character == b"\n":
+            return None
+        else:
+            offset += 1
+    return None
+
+
+def _split_top_level(data: bytes, start: int, end: int, separator: bytes) -> list[tuple[int, int]]:
+    """[start, end) cut at every `separator` outside brackets and literals."""
+    pieces: list[tuple[int, int]] = []
+    depth = 0
+    piece_start = offset = start
+    while offset < end:
+        character = data[offset : offset + 1]
+        if character in (b'"', b"'"):
+            offset = _literal_end(data, offset) or end
+            continue
+        if character in (b"(", b"[", b"{"):
+            depth += 1
+        elif character in (b")", b"]", b"}"):
+            depth -= 1
+        elif depth == 0 and data.startswith(separator, offset):
+            pieces.append((piece_start, offset))
+            offset += len(separator)
+            piece_start = offset
+            continue
+        offset += 1
+    pieces.append((piece_start, end))
+    return pieces
+
+
+def _squeezed(text: str) -> str:
+    return "".join(text.split())
+
+
+def _asserts_not_null(term: str, flagged: set[str]) -> bool:
+    """`p`, `(p)`, `p != NULL`, `nullptr != p` for a flagged pointer `p`."""
+    text = term.strip()
+    while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
+        text = text[1:-1].strip()
+    match = _NOT_NULL.match(text)
+    if match:
+        text = (match.group("left") or match.group("right") or "").strip()
+    return _squeezed(text) in flagged
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for character in text:
+        depth += {"(": 1, ")": -1}.get(character, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _past_semicolon(data: bytes, end: int) -> int:
+    position = end
+    while position < len(data) and data[position] in b" \t":
+        position += 1
+    return position + 1 if data[position : position + 1] == b";" else end
