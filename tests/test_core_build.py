@@ -20,8 +20,8 @@ from hexlint.elf.reader import ElfImage, load_elf
 CORE = Path(__file__).resolve().parent.parent / "fixtures" / "htp-core"
 LIB = CORE / "lib"
 VERSIONS = ("v73", "v75", "v79", "v81")
-OPS = ("op_binary", "op_activations", "op_rms_norm", "op_softmax", "op_matmul", "op_get_rows")
-WORKERS = ("binary_task", "act_task", "rms_norm_task", "softmax_task", "matmul_task", "get_rows_task")
+OPS = ("op_binary", "op_activations", "op_rms_norm", "op_softmax", "op_matmul", "op_get_rows", "op_fill")
+WORKERS = ("binary_task", "act_task", "rms_norm_task", "softmax_task", "matmul_task", "get_rows_task", "fill_task")
 
 # llvm-objdump lines: "   10270: { \tr13:12 = convert_sf2df(r1)" and function headers "00010200 <name>:"
 FUNCTION_HEADER = re.compile(r"^[0-9a-f]+ <([^>]+)>:$")
@@ -184,6 +184,7 @@ def test_host_compiles_standalone() -> None:
         ("htp_softmax_kernel_params", "softmax-ops.c"),
         ("htp_mm_kernel_params", "matmul-ops.c"),
         ("htp_get_rows_kernel_params", "get-rows-ops.c"),
+        ("htp_fill_kernel_params", "fill-ops.c"),
     ],
 )
 def test_every_kernel_params_field_is_written_by_the_host_and_read_by_its_kernel(struct: str, kernel: str) -> None:
@@ -203,12 +204,12 @@ REMARK = re.compile(r"^[^:]+:(\d+):\d+: remark: (.*) generated in loop")
 
 
 def compute_function_lines(source: str) -> dict[str, range]:
-    """Line ranges of the HVX compute helpers (`*_rows`, `q8_0_dot_*`, `copy_row_vtcm`) of a kernel file."""
+    """Line ranges of the HVX compute helpers (`*_rows`, `*_run`, `q8_0_dot_*`, `copy_row_vtcm`) of a kernel file."""
     lines = source.splitlines()
     ranges: dict[str, range] = {}
     for match in COMPUTE_FUNCTION.finditer(source):
         name = match.group(1)
-        if not (name.endswith("_rows") or name.startswith("q8_0_dot") or name == "copy_row_vtcm"):
+        if not (name.endswith(("_rows", "_run")) or name.startswith("q8_0_dot") or name == "copy_row_vtcm"):
             continue
         first = source.count("\n", 0, match.start()) + 1
         last = next(i for i in range(first, len(lines) + 1) if lines[i - 1] == "}")
@@ -218,7 +219,8 @@ def compute_function_lines(source: str) -> dict[str, range]:
 
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize(
-    "kernel", ["binary-ops.c", "act-ops.c", "unary-ops.c", "softmax-ops.c", "matmul-ops.c", "get-rows-ops.c"]
+    "kernel",
+    ["binary-ops.c", "act-ops.c", "unary-ops.c", "softmax-ops.c", "matmul-ops.c", "get-rows-ops.c", "fill-ops.c"],
 )
 def test_compiler_reports_no_spill_in_compute_loops(version: str, kernel: str) -> None:
     """clang's register-allocation remarks give per-loop spill/reload counts with the loop's line: no loop inside

@@ -42,6 +42,11 @@ EXPECTED_CASES = {
     "mul_mat_q8_0_mdev2",
     "get_rows_f32",
     "get_rows_f32_mdev2",
+    "fill_f32",
+    "fill_f32_padded",
+    "fill_f32_mdev2",
+    "fill_f32_mdev_fallback",
+    "fill_f32_mdev_one_line",
 }
 
 
@@ -222,7 +227,7 @@ def test_every_device_run_drained_its_dma_queue_and_closed_its_trace_events(
 ) -> None:
     cases, _, _ = qemu_run
     op_cases = [case for case in cases.values() if "dst" in case.tensors or device_outputs(case)]
-    assert len(op_cases) == 8
+    assert len(op_cases) == 13
     for case in op_cases:
         devices = len(device_outputs(case))
         runs_expected = devices * len(FILLS) if devices else 1  # a group's op runs once per fill
@@ -281,7 +286,8 @@ def test_add_i32_unsplittable_dst_falls_back_to_device_0(qemu_run: tuple[dict[st
     assert len(ranges[1]) == 0
 
 
-GROUP_CASES = ["add_i32_mdev2", "add_i32_mdev_fallback", "mul_mat_q8_0_mdev2", "get_rows_f32_mdev2"]
+FILL_GROUP_CASES = ["fill_f32_mdev2", "fill_f32_mdev_fallback", "fill_f32_mdev_one_line"]
+GROUP_CASES = ["add_i32_mdev2", "add_i32_mdev_fallback", "mul_mat_q8_0_mdev2", "get_rows_f32_mdev2", *FILL_GROUP_CASES]
 
 
 def bytes_of_rows(dst: Tensor) -> np.ndarray:
@@ -291,7 +297,7 @@ def bytes_of_rows(dst: Tensor) -> np.ndarray:
     return rows
 
 
-@pytest.mark.parametrize("name", ["add_i32_mdev2", "add_i32_mdev_fallback", "get_rows_f32_mdev2"])
+@pytest.mark.parametrize("name", ["add_i32_mdev2", "add_i32_mdev_fallback", "get_rows_f32_mdev2", *FILL_GROUP_CASES])
 def test_no_cache_line_is_written_by_two_devices(qemu_run: tuple[dict[str, Case], str, int], name: str) -> None:
     """Byte by byte on the shared dst of a row split: the lines each device wrote are disjoint, and together they
     hold every byte of the result (the dst is 128-byte aligned, so line = offset // 128)."""
@@ -414,6 +420,60 @@ def test_get_rows_two_devices(qemu_run: tuple[dict[str, Case], str, int]) -> Non
         assert_rows_untouched(dst, [r for r in range(dst.nrows) if r not in rows])
         seen.extend(rows)
     assert sorted(seen) == list(range(outputs[0].nrows))
+
+
+FILL_VALUES = {  # the value each FILL case of the harness writes
+    "fill_f32": 2.5,
+    "fill_f32_padded": -1.0,
+    "fill_f32_mdev2": 0.75,
+    "fill_f32_mdev_fallback": 3.0,
+    "fill_f32_mdev_one_line": 5.0,
+}
+
+
+def assert_filled(dst: Tensor, value: float) -> None:
+    """Every element holds the value; no byte outside the elements (row padding) was written."""
+    assert (dst.rows("<f4") == np.float32(value)).all()
+    assert_only_rows_written(dst)
+
+
+@pytest.mark.parametrize("name", ["fill_f32", "fill_f32_padded"])
+def test_fill_writes_every_element_and_nothing_else(qemu_run: tuple[dict[str, Case], str, int], name: str) -> None:
+    assert_filled(qemu_run[0][name].tensors["dst"], FILL_VALUES[name])
+
+
+def element_bytes(dst: Tensor, elements: range) -> np.ndarray:
+    """The bytes of flat elements [start, stop) of a contiguous dst."""
+    mask = np.zeros(len(dst.data), dtype=bool)
+    mask[elements.start * 4 : elements.stop * 4] = True
+    return mask
+
+
+def test_fill_two_devices_split_the_flat_elements_on_cache_lines(qemu_run: tuple[dict[str, Case], str, int]) -> None:
+    """An element-partitioned op: the guide's split of N = ne0 * ne1 * ne2 * ne3 elements in 128-byte lines
+    (32 floats), the last device taking the remainder, each device writing exactly its elements."""
+    case = qemu_run[0]["fill_f32_mdev2"]
+    outputs, masks = device_outputs(case), written_masks(case)
+    total = outputs[0].ne[0] * outputs[0].nrows
+    ranges = [partition(total, LINE // 4, idx, 2) for idx in range(2)]
+    assert ranges == [range(0, 128), range(128, 315)]  # not whole rows of 45: the split ignores rows
+    for mask, elements in zip(masks, ranges, strict=True):
+        assert (mask == element_bytes(outputs[0], elements)).all()
+    assert_filled(group_snapshots(case, UNTOUCHED)[-1], FILL_VALUES["fill_f32_mdev2"])
+
+
+@pytest.mark.parametrize("name", ["fill_f32_mdev_fallback", "fill_f32_mdev_one_line"])
+def test_fill_that_cannot_be_split_on_lines_runs_on_device_0(
+    qemu_run: tuple[dict[str, Case], str, int], name: str
+) -> None:
+    """Padded rows are not one contiguous run, and one whole line is fewer chunks than devices: device 0 fills
+    everything, device 1 writes nothing."""
+    case = qemu_run[0][name]
+    masks = written_masks(case)
+    assert not masks[1].any()
+    final = group_snapshots(case, UNTOUCHED)[-1]
+    assert (masks[0] == bytes_of_rows(final)).all()
+    assert_filled(final, FILL_VALUES[name])
 
 
 def test_committed_harness_matches_the_sources(tmp_path: Path) -> None:
