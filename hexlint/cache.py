@@ -88,8 +88,9 @@ class Store:
             "seal": self._seal(namespace, key, payload_text),
         }
         path = self._path(namespace, key)
-        # An unwritable cache is an empty one: the next run computes what it would have read.
-        with contextlib.suppress(OSError):
+        # An unwritable cache is an empty one: the next run computes what it would have read. The run still says so
+        # once (unwritable_caches), or every run would pay a cold run's cost without knowing why.
+        try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             _mark_ignored(self.directory)
             handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=".json")
@@ -100,6 +101,8 @@ class Store:
             except BaseException:
                 _remove(temporary)
                 raise
+        except OSError as error:
+            _unwritable.setdefault(self.directory, error.strerror or str(error))
 
     def prune(self, namespace: str, keep: int) -> None:
         """Remove the oldest entries of a namespace beyond the `keep` newest (by when they were written)."""
@@ -114,6 +117,15 @@ class Store:
             return
         for _, path in sorted(entries)[: max(len(entries) - keep, 0)]:
             _remove(path)
+
+
+# Cache directories this process could not write to, with the first reason: the CLI warns of each once.
+_unwritable: dict[str, str] = {}
+
+
+def unwritable_caches() -> dict[str, str]:
+    """Each cache directory a write failed in during this process, with why (the first failure's reason)."""
+    return dict(_unwritable)
 
 
 def _remove(path: str) -> None:

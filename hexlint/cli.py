@@ -591,7 +591,18 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
             result.diagnostics, result.files_checked, result.fixed, settings.unsafe_fixes, fix_flag=fix_flag
         )
         stderr.write(summary + extra + "\n")
+        _warn_of_unwritable_caches(stderr)
     return exit_status(result, arguments)
+
+
+def _warn_of_unwritable_caches(stderr: TextIO) -> None:
+    cache = sys.modules.get("hexlint.cache")  # not imported: no cache was used, nothing to say
+    if cache is None:
+        return
+    for directory, reason in sorted(cache.unwritable_caches().items()):
+        stderr.write(
+            f"hexlint: warning: cannot write the cache in {directory}: {reason}; nothing of this run is kept\n"
+        )
 
 
 def _dispatch(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:

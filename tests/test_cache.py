@@ -377,14 +377,17 @@ def test_the_cache_goes_where_the_project_is_and_can_be_turned_off(
     assert shown == {"value": str(checkout / "build" / "lint-cache"), "source": str(checkout / "hexlint.toml")}
 
 
-def test_a_cache_that_cannot_be_written_is_no_error(
+def test_a_cache_that_cannot_be_written_is_no_error_and_said_once(
     tmp_path: Path, cache_on: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tree = make_tree(tmp_path)
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("")
-    result, _ = lint_json("--cache-dir", str(blocker), str(tree))
+    result, stderr = lint_json("--cache-dir", str(blocker), str(tree))
     assert result == no_cache(str(tree))
+    # ... and the run says so, once, or every run would be a cold one without anyone knowing why.
+    warning = f"hexlint: warning: cannot write the cache in {blocker}: Not a directory; nothing of this run is kept"
+    assert stderr.splitlines().count(warning) == 1
     # No secret can be made (the user's cache directory is a file): nothing is cached, and -v says why.
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
     result, stderr = lint_json("--cache-dir", str(cache_on), str(tree))
