@@ -200,7 +200,8 @@ def removal_fix(null_check: NullCheck) -> Fix | None:
             return None  # an `if` without braces in place of this one could capture an outer `else`
         # A compound stays a block, so its declarations keep their scope.
         edit = Edit(path, statement.start_offset, end, data[live.start_offset : _statement_end(data, live)])
-        return Fix("Keep the branch of the defensive NULL check that always runs, without the check", (edit,), False)
+        title = "Keep the branch of the defensive NULL check that always runs, without the check"
+        return Fix(title, (edit,), safe=False)
     return None
 
 
@@ -251,8 +252,13 @@ def _assertion_fix(null_check: NullCheck) -> Fix | None:
     if close_paren is None:
         return None
     condition_start, condition_end = _split_top_level(data, open_paren + 1, close_paren, b",")[0]
-    if b"\\\n" in data[condition_start:condition_end]:
-        return None
+    condition = data[condition_start:condition_end]
+    if (
+        b"\\\n" in condition
+        or len(_split_top_level(data, condition_start, condition_end, b"||")) > 1
+        or b"?" in condition
+    ):
+        return None  # only a plain `&&` chain: its always-true terms can go without regrouping the rest
     flagged = {_squeezed(pointer.text) for pointer in null_check.pointers}
     terms = [data[start:end].strip() for start, end in _split_top_level(data, condition_start, condition_end, b"&&")]
     kept = [term for term in terms if not _asserts_not_null(term.decode(errors="replace"), flagged)]
