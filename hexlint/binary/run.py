@@ -375,6 +375,7 @@ def _audited_results(
         or _total_size(paths) < PARALLEL_MIN_BYTES
     ):
         return one_after_another()
+    _import_audit_modules()
     parts = _parts_of(paths, jobs, args)
     if len(paths) == 1 and parts[0] > 1:
         whole = _audit_in_parts(paths[0], args, options, codes, parts[0])
@@ -435,6 +436,17 @@ def _audited_results(
         # Never a cancelled future (Executor.map cancels its own on an error): the pool's thread, finding the workers
         # killed, would set an exception on it and print the InvalidStateError it gets (Python 3.11).
         pool.shutdown()
+
+
+def _import_audit_modules() -> None:
+    """The modules library_result runs, imported before the workers are forked: they inherit them instead of each
+    importing them again (most of a worker's start-up)."""
+    import hexlint.binary.audit
+    import hexlint.binary.sources
+    import hexlint.binary.table
+    import hexlint.elf  # noqa: F401
+
+    binary_checks()  # imports the rule modules
 
 
 def _parts_of(paths: list[str], jobs: int, args: argparse.Namespace) -> list[int]:
