@@ -52,6 +52,7 @@ from hexlint.hexagon.decode import (
     DecodeCache,
     PacketRange,
     instruction_at,
+    packet_span,
     scan_code,
 )
 
@@ -162,6 +163,8 @@ class AuditSettings:
 
 @dataclass(frozen=True)
 class StackAccess:
+    """A memory access based on SP/FP or a register derived from them: a spill slot or an array."""
+
     address: int  # instruction word
     packet_address: int
     text: str
@@ -205,6 +208,8 @@ def _stack_access(fields: dict[str, Any]) -> StackAccess:
 
 @dataclass(frozen=True)
 class CallSite:
+    """A call (or a tail call): the helper it names, the loop it sits in, what kind of helper it is."""
+
     address: int
     packet_address: int
     text: str
@@ -230,6 +235,8 @@ class DoubleOperation:
 
 @dataclass(frozen=True)
 class LoopAudit:
+    """The counts of one loop (nested loops included for round trips)."""
+
     header: int
     kind: str
     depth: int
@@ -257,6 +264,8 @@ class LoopAudit:
 
 @dataclass(frozen=True)
 class FunctionAudit:
+    """The facts of one function that the HX2xx rules and the table read."""
+
     name: str
     address: int
     size: int
@@ -342,6 +351,8 @@ def _spill_groups(
 
 @dataclass(frozen=True)
 class LibraryAudit:
+    """The audit of one library: its functions, settings, notes and DWARF lookup."""
+
     path: str
     cpu: int
     image: ElfImage = field(repr=False)
@@ -422,7 +433,9 @@ def _audit_image(
             scan = scan_code(section.data[offset : offset + symbol.size], symbol.address, cpu, cache)
             functions.append(_audit_function(symbol, scan.range(0, len(scan)), image, settings))
     else:
-        section_scans = [scan_code(section.data, section.address, cpu, cache) for section in image.code_sections]
+        section_scans = [_part_scan(image, symbols, cpu, cache)] if part[1] > 1 else []
+        if not section_scans or section_scans[0] is None:
+            section_scans = [scan_code(section.data, section.address, cpu, cache) for section in image.code_sections]
         scans = sorted(section_scans, key=_SCAN_ADDRESS)
         if len(scans) == 1:  # one section (most libraries): its packets ascend by construction, no overlap to check
             addresses = scans[0].packet_addresses[:-1]
@@ -476,6 +489,23 @@ def _audit_image(
         notes=tuple(notes),
         locate=locate,
     )
+
+
+def _part_scan(image: ElfImage, symbols: list[FunctionSymbol], cpu: int, cache: DecodeCache | None) -> CodeScan | None:
+    """The scan of only the packets a part's functions need, when the library has one code section (most do), the
+    functions lie inside it and it splits into packets word by word (decode.packet_span): the same packets, words
+    and flags as the whole section's scan has there, for a part of the bytes. None otherwise (scan every section)."""
+    if not symbols or len(image.code_sections) != 1:
+        return None
+    section = image.code_sections[0]
+    section_end = section.address + len(section.data)
+    if not all(section.address <= symbol.address <= symbol.end <= section_end for symbol in symbols):
+        return None
+    span = packet_span(section.data, section.address, symbols[0].address, max(symbol.end for symbol in symbols))
+    if span is None:
+        return None
+    start, end = span
+    return scan_code(section.data[start - section.address : end - section.address], start, cpu, cache)
 
 
 def _no_source_location(address: int) -> None:
@@ -788,11 +818,16 @@ def _jump_tables(
         return {}
     addresses = packets.addresses if isinstance(packets, PacketRange) else [packet.address for packet in packets]
     bases: list[tuple[int, str, int]] = []  # (packet address, register, table address) of each `add(pc,##off)`
-    for packet in packets:
-        for instruction in packet.instructions:
-            for write in instruction.writes or ():
-                if write.source == "pc" and write.immediate is not None:
-                    bases.append((packet.address, write.dest, (packet.address + write.immediate) & 0xFFFFFFFF))
+    if isinstance(packets, PacketRange):  # only the words that can write from the PC, without their packets
+        writers: Iterable[tuple[int, dict[str, Any]]] = (
+            (addresses[index], fields) for index, fields in packets.pc_additions()
+        )
+    else:
+        writers = ((packet.address, i.__dict__) for packet in packets for i in packet.instructions)
+    for packet_address, fields in writers:
+        for write in fields.get("writes") or ():
+            if write.source == "pc" and write.immediate is not None:
+                bases.append((packet_address, write.dest, (packet_address + write.immediate) & 0xFFFFFFFF))
     if not bases:
         return {}
     table_starts = sorted({table for _, _, table in bases})

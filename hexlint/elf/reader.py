@@ -43,6 +43,8 @@ class ElfError(ValueError):
 
 @dataclass(frozen=True)
 class CodeSection:
+    """An executable section: its name, load address and bytes."""
+
     name: str
     address: int
     data: bytes
@@ -50,6 +52,8 @@ class CodeSection:
 
 @dataclass(frozen=True)
 class FunctionSymbol:
+    """A function symbol: name, address, size, whether it is local."""
+
     name: str
     address: int
     size: int
@@ -64,6 +68,8 @@ class FunctionSymbol:
 
 @dataclass(frozen=True)
 class ElfImage:
+    """What the audit reads of an ELF file: code and data sections, functions, PLT stubs, relocations, DWARF or not."""
+
     path: str
     machine: str
     cpu: int
@@ -164,6 +170,8 @@ _SHF_COMPRESSED = 0x800
 
 @dataclass(frozen=True, slots=True)
 class _PlainSection:
+    """A section header of a plain linked ELF32, as read with struct alone."""
+
     name: str
     type: int
     flags: int

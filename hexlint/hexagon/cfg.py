@@ -60,6 +60,8 @@ def frozen_instance(cls: type[_T], fields: dict[str, Any]) -> _T:
 
 @dataclass(frozen=True)
 class BasicBlock:
+    """A run of packets entered only at its first and left only after its last."""
+
     start: int
     end: int  # exclusive
     first_packet: int  # index into FunctionCfg.packets
@@ -69,6 +71,8 @@ class BasicBlock:
 
 @dataclass(frozen=True)
 class Loop:
+    """A loop: its header, its blocks and back edges, its kind, where it nests and the addresses it spans."""
+
     header: int  # start address of the header block
     blocks: frozenset[int]  # start addresses of every block in the loop, nested loops included
     latches: tuple[int, ...]  # blocks with a back edge to the header
@@ -82,6 +86,8 @@ class Loop:
 
 @dataclass(frozen=True)
 class FunctionCfg:
+    """The basic blocks of one function, their edges, and its loops."""
+
     start: int
     end: int
     packets: Sequence[Packet]  # a tuple, or a PacketRange of a CodeScan (decoded on access)
