@@ -35,7 +35,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import accumulate, compress, islice
 from operator import add, attrgetter, eq, lt, ne
-from typing import TYPE_CHECKING, Any
 
 from hexlint.hexagon.cfg import FunctionCfg, build_cfg, frozen_instance
 from hexlint.hexagon.decode import (
@@ -56,7 +55,11 @@ from hexlint.hexagon.decode import (
     scan_code,
 )
 
+# typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # hexlint.elf imports pyelftools: only a run that audits a binary pays for that import
+    from typing import Any
+
     from hexlint.elf import ElfImage, FrameObject, FunctionSymbol, SourceLocation
     from hexlint.hexagon.decode import Instruction, Packet
 
@@ -972,7 +975,7 @@ def _stack_accesses_from_facts(
 
 
 # An instruction as the data flow reads it: (its address, its field dict), see PacketRange.packet_reader.
-WordEntry = tuple[int, dict[str, Any]]
+WordEntry = tuple[int, "dict[str, Any]"]
 # A packet the data flow reached with SP/FP-derived registers: (packet index, those registers, its instructions).
 PacketVisit = tuple[int, dict[str, Derived], "Sequence[WordEntry]"]
 

@@ -30,13 +30,15 @@ import signal
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
 
 from hexlint.binary.options import DEFAULT_TOP
 from hexlint.core import Diagnostic
 
+# typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported where used: a run the cache answers reads no ELF and decodes nothing
+    from typing import Any, TextIO
+
     from hexlint.binary.audit import AuditSettings, LibraryAudit
 
 BINARY_CODES = ("HX201", "HX202", "HX203", "HX204", "HX205")
@@ -719,7 +721,7 @@ def run_addr2line(
     stdout = stdout or sys.stdout
     items = list(args.addr2line or [])
     libraries = [str(path) for path in getattr(args, "paths", None) or []]
-    libraries += [item for item in items if item != "-" and Path(item).is_file()]
+    libraries += [item for item in items if item != "-" and os.path.isfile(item)]
     addresses = [item for item in items if item not in libraries]
     if not libraries:
         return _error("--addr2line: give the library to resolve against (hexlint --addr2line ADDR... LIB.so)", stderr)

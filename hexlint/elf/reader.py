@@ -14,11 +14,13 @@ import struct
 from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
+# typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # pyelftools is imported where a file is not of the plain layout _read_plain reads
+    from pathlib import Path
+
     from elftools.elf.elffile import ELFFile
     from elftools.elf.sections import Section, SymbolTableSection
 
@@ -137,7 +139,8 @@ def load_elf(path: str | Path) -> ElfImage:
     """Read `path`; raise ElfError (one line, naming the file) for anything that is not an auditable Hexagon ELF."""
     name = str(path)
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as stream:  # as Path.read_bytes, without importing pathlib for it
+            data = stream.read()
     except OSError as error:
         raise ElfError(name, error.strerror or str(error)) from None
     return read_elf_bytes(name, data)
@@ -353,6 +356,7 @@ def _plain_plt_stubs(
 
 
 def _read_with_pyelftools(name: str, data: bytes) -> ElfImage:
+
     from elftools.elf.elffile import ELFFile
 
     elf = ELFFile(io.BytesIO(data))

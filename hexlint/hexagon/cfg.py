@@ -31,19 +31,23 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, compress
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from hexlint.hexagon.decode import PacketRange
 
+# typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     from hexlint.hexagon.decode import Packet
+
+    _T = TypeVar("_T")
 
 # What the CFG reads of a control packet: its :endloop markers and the field dicts of its instructions (at least of its
 # jumps, returns and loop set-ups), as Instruction.__dict__ or PacketRange.fields_with have them (a field left at its
 # default may be absent): the caller's instruction pass builds no Instruction for them
 ControlPacket = tuple[frozenset[int], "Sequence[Mapping[str, Any]]"]
 
-_T = TypeVar("_T")
 _new = object.__new__
 _set = object.__setattr__
 
