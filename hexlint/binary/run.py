@@ -453,8 +453,8 @@ def _import_audit_modules() -> None:
 
 def _parts_of(paths: list[str], jobs: int, args: argparse.Namespace) -> list[int]:
     """In how many parts each library is audited: one, unless there are fewer libraries than workers, when a library
-    of PART_MIN_BYTES or more gets a share of the idle ones (a part pays its own ELF read and scan, ~10% of an
-    audit). --func audits a few functions: one part."""
+    of PART_MIN_BYTES or more gets a share of the idle ones (a part pays a process, its own ELF read and rules; it
+    scans only its own functions' packets). --func audits a few functions: one part."""
     if getattr(args, "func", None) or len(paths) >= jobs:
         return [1] * len(paths)
     # a part runs on a core no other process wants: on a machine already busy it only adds its own overhead
