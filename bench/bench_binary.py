@@ -29,10 +29,12 @@ round of each is kept):
                --strict LIB`, interpreter start-up and imports included
 With --cache, only end-to-end commands instead, side by side on each library (default: every
 fixtures/htp-core/lib/*.so): `llvm-objdump-22 -d LIB > /dev/null` (no --mcpu, as a user types it) against
-`hexlint --spills LIB` with no cache (--no-cache), cold (an empty --cache-dir: the audit plus writing its entry, one
-worker per core, so a large library is audited in parts side by side on the cores the load average leaves idle), cold
-with --jobs 1 (one process), and warm (the entry there: nothing decoded), each a new process, interpreter start-up
-and imports included. On a busy machine `cold` is `cold -j1` (no idle core: no parts).
+`hexlint --spills LIB` with no cache (--no-cache; `no cache -j1` in one process), the default audit with no cache
+(`default`: `hexlint --no-cache LIB`, findings without the table), cold (an empty --cache-dir: the audit plus writing
+its entry, one worker per core, so a large library is audited in parts side by side on the cores the load average
+leaves idle), cold with --jobs 1 (one process), and warm (the entry there: nothing decoded), each a new process,
+interpreter start-up and imports included. On a busy machine `cold` is `cold -j1` (no idle core: no parts), and so
+are `no cache` and `default`: compare their cpu column there.
 With --command and several libraries, the CI gate's own shape is timed as well: one command on all of them, with
 --jobs 1 (one library after another) and --jobs 0 (one worker per core), against objdump>null on each in turn.
 Both wall time and CPU time are shown: CPU time (user + system of this process for the audit, of the child for
@@ -202,8 +204,8 @@ def measure_together(libraries: list[Path], objdump: str, rounds: int) -> dict[s
     return {name: best(values) for name, values in timings.items()}
 
 
-def hexlint_command(library: Path, *options: str) -> None:
-    command = [sys.executable, "-m", "hexlint", "--spills", *options, str(library)]
+def hexlint_command(library: Path, *options: str, table: bool = True) -> None:
+    command = [sys.executable, "-m", "hexlint", *(["--spills"] if table else []), *options, str(library)]
     environment = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
     environment.pop("HEXLINT_NO_CACHE", None)
     run = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=REPO, env=environment)
@@ -224,6 +226,8 @@ def measure_cache(library: Path, objdump: str, rounds: int, scratch: Path) -> di
     contenders: dict[str, Callable[[], object]] = {
         "objdump -d": lambda: subprocess.run([objdump, "-d", str(library)], stdout=subprocess.DEVNULL, check=True),
         "no cache": lambda: hexlint_command(library, "--no-cache"),
+        "no cache -j1": lambda: hexlint_command(library, "--no-cache", "--jobs", "1"),
+        "default": lambda: hexlint_command(library, "--no-cache", table=False),
         "cold": cold,
         "cold -j1": lambda: cold("--jobs", "1"),
         "warm": lambda: hexlint_command(library, "--cache-dir", str(warm_cache)),

@@ -214,6 +214,37 @@ def test_a_scan_splits_packets_as_the_packet_regex_does() -> None:
         assert scan.packet_addresses == list(accumulate(map(len, chunks), initial=0x2000))
 
 
+def test_a_scan_of_a_packet_span_has_the_whole_scans_packets_there() -> None:
+    """A part of a library audited alone scans only the packet_span of its functions: the same packets, words and
+    flags as the whole section's scan has there, on real code and on random ranges; None where the section has four
+    words without a packet end (they split from the section's start) or for a range outside it."""
+    rng = random.Random(23)
+    for library in _libraries():
+        for section in load_elf(library).code_sections:
+            code, base = section.data, section.address
+            whole = scan_code(code, base, cache=DecodeCache())
+            end = base + len(code) // 4 * 4
+            for _ in range(20):
+                low = rng.randrange(base, end + 1)
+                high = rng.randrange(low, min(end, low + 4096) + 1)
+                span = decode_module.packet_span(code, base, low, high)
+                assert span is not None
+                start, stop = span
+                assert start <= low and (high <= stop or high == low)
+                first, last = whole.packet_addresses.index(start), whole.packet_addresses.index(stop)
+                if low < high:  # the fewest packets: the first and last hold bytes of the range
+                    assert whole.packet_addresses[first + 1] > low and whole.packet_addresses[last - 1] < high
+                part = scan_code(code[start - base : stop - base], start, cache=DecodeCache())
+                assert part.packet_addresses == whole.packet_addresses[first : last + 1]
+                words = slice((start - base) >> 2, (stop - base) >> 2)
+                assert list(part.words) == list(whole.words[words])
+                assert list(part.word_flags) == list(whole.word_flags[words])
+            assert decode_module.packet_span(code, base, base - 4, base + 4) is None
+            assert decode_module.packet_span(code, base, base, end + 4) is None
+    no_end = struct.pack("<I", 0x4000) * 4 + struct.pack("<I", 0xC000)  # four words without a packet end
+    assert decode_module.packet_span(no_end, 0x1000, 0x1010, 0x1014) is None
+
+
 def test_a_scan_flags_every_word_as_word_flags_does() -> None:
     words = []
     for library in _libraries():

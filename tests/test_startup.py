@@ -135,6 +135,22 @@ def test_a_binary_audit_never_loads_the_c_front_end(tmp_path: Path) -> None:
     ]
 
 
+def test_an_audit_of_a_library_without_dwarf_imports_neither_typing_pathlib_nor_pyelftools(tmp_path: Path) -> None:
+    """Start-up is most of a small library's audit: the binary modules keep these out (~5 ms, and pyelftools more).
+    Alone in its directory: a -g build beside it is named through pathlib."""
+    library = tmp_path / "libhtp-core-v73.so"
+    library.write_bytes((ROOT / "fixtures" / "htp-core" / "lib" / library.name).read_bytes())
+    for options in (["--spills"], []):
+        loaded = run_python(
+            "import io; from hexlint.cli import main; "
+            f"status = main([*{options!r}, '--no-cache', '-q', {str(library)!r}], stdout=io.StringIO()); " + LOADED,
+            cwd=tmp_path,
+        )
+        assert loaded["status"] in (0, 1)
+        modules = loaded["modules"]
+        assert [name for name in modules if name in ("typing", "pathlib") or name.startswith("elftools")] == []
+
+
 # ---------------------------------------------------------------- rule documents read in parts
 
 

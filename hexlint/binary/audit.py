@@ -35,7 +35,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import accumulate, compress, islice
 from operator import add, attrgetter, eq, lt, ne
-from typing import TYPE_CHECKING, Any
 
 from hexlint.hexagon.cfg import FunctionCfg, build_cfg, frozen_instance
 from hexlint.hexagon.decode import (
@@ -52,10 +51,15 @@ from hexlint.hexagon.decode import (
     DecodeCache,
     PacketRange,
     instruction_at,
+    packet_span,
     scan_code,
 )
 
+# typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # hexlint.elf imports pyelftools: only a run that audits a binary pays for that import
+    from typing import Any
+
     from hexlint.elf import ElfImage, FrameObject, FunctionSymbol, SourceLocation
     from hexlint.hexagon.decode import Instruction, Packet
 
@@ -162,6 +166,8 @@ class AuditSettings:
 
 @dataclass(frozen=True)
 class StackAccess:
+    """A memory access based on SP/FP or a register derived from them: a spill slot or an array."""
+
     address: int  # instruction word
     packet_address: int
     text: str
@@ -205,6 +211,8 @@ def _stack_access(fields: dict[str, Any]) -> StackAccess:
 
 @dataclass(frozen=True)
 class CallSite:
+    """A call (or a tail call): the helper it names, the loop it sits in, what kind of helper it is."""
+
     address: int
     packet_address: int
     text: str
@@ -230,6 +238,8 @@ class DoubleOperation:
 
 @dataclass(frozen=True)
 class LoopAudit:
+    """The counts of one loop (nested loops included for round trips)."""
+
     header: int
     kind: str
     depth: int
@@ -257,6 +267,8 @@ class LoopAudit:
 
 @dataclass(frozen=True)
 class FunctionAudit:
+    """The facts of one function that the HX2xx rules and the table read."""
+
     name: str
     address: int
     size: int
@@ -292,7 +304,8 @@ class FunctionAudit:
 
     @property
     def array_accesses(self) -> int:
-        return sum(1 for access in self.stack_accesses if not access.is_spill)
+        # the accesses that are no spill: _spills_by_kind holds every spill (~17k accesses a library, each a property)
+        return len(self.stack_accesses) - sum(map(len, self._spills_by_kind.values()))
 
     @property
     def round_trips(self) -> int:
@@ -342,6 +355,8 @@ def _spill_groups(
 
 @dataclass(frozen=True)
 class LibraryAudit:
+    """The audit of one library: its functions, settings, notes and DWARF lookup."""
+
     path: str
     cpu: int
     image: ElfImage = field(repr=False)
@@ -422,7 +437,9 @@ def _audit_image(
             scan = scan_code(section.data[offset : offset + symbol.size], symbol.address, cpu, cache)
             functions.append(_audit_function(symbol, scan.range(0, len(scan)), image, settings))
     else:
-        section_scans = [scan_code(section.data, section.address, cpu, cache) for section in image.code_sections]
+        section_scans = [_part_scan(image, symbols, cpu, cache)] if part[1] > 1 else []
+        if not section_scans or section_scans[0] is None:
+            section_scans = [scan_code(section.data, section.address, cpu, cache) for section in image.code_sections]
         scans = sorted(section_scans, key=_SCAN_ADDRESS)
         if len(scans) == 1:  # one section (most libraries): its packets ascend by construction, no overlap to check
             addresses = scans[0].packet_addresses[:-1]
@@ -476,6 +493,23 @@ def _audit_image(
         notes=tuple(notes),
         locate=locate,
     )
+
+
+def _part_scan(image: ElfImage, symbols: list[FunctionSymbol], cpu: int, cache: DecodeCache | None) -> CodeScan | None:
+    """The scan of only the packets a part's functions need, when the library has one code section (most do), the
+    functions lie inside it and it splits into packets word by word (decode.packet_span): the same packets, words
+    and flags as the whole section's scan has there, for a part of the bytes. None otherwise (scan every section)."""
+    if not symbols or len(image.code_sections) != 1:
+        return None
+    section = image.code_sections[0]
+    section_end = section.address + len(section.data)
+    if not all(section.address <= symbol.address <= symbol.end <= section_end for symbol in symbols):
+        return None
+    span = packet_span(section.data, section.address, symbols[0].address, max(symbol.end for symbol in symbols))
+    if span is None:
+        return None
+    start, end = span
+    return scan_code(section.data[start - section.address : end - section.address], start, cpu, cache)
 
 
 def _no_source_location(address: int) -> None:
@@ -788,11 +822,16 @@ def _jump_tables(
         return {}
     addresses = packets.addresses if isinstance(packets, PacketRange) else [packet.address for packet in packets]
     bases: list[tuple[int, str, int]] = []  # (packet address, register, table address) of each `add(pc,##off)`
-    for packet in packets:
-        for instruction in packet.instructions:
-            for write in instruction.writes or ():
-                if write.source == "pc" and write.immediate is not None:
-                    bases.append((packet.address, write.dest, (packet.address + write.immediate) & 0xFFFFFFFF))
+    if isinstance(packets, PacketRange):  # only the words that can write from the PC, without their packets
+        writers: Iterable[tuple[int, dict[str, Any]]] = (
+            (addresses[index], fields) for index, fields in packets.pc_additions()
+        )
+    else:
+        writers = ((packet.address, i.__dict__) for packet in packets for i in packet.instructions)
+    for packet_address, fields in writers:
+        for write in fields.get("writes") or ():
+            if write.source == "pc" and write.immediate is not None:
+                bases.append((packet_address, write.dest, (packet_address + write.immediate) & 0xFFFFFFFF))
     if not bases:
         return {}
     table_starts = sorted({table for _, _, table in bases})
@@ -937,7 +976,7 @@ def _stack_accesses_from_facts(
 
 
 # An instruction as the data flow reads it: (its address, its field dict), see PacketRange.packet_reader.
-WordEntry = tuple[int, dict[str, Any]]
+WordEntry = tuple[int, "dict[str, Any]"]
 # A packet the data flow reached with SP/FP-derived registers: (packet index, those registers, its instructions).
 PacketVisit = tuple[int, dict[str, Derived], "Sequence[WordEntry]"]
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
 
 from hexlint.core import Diagnostic, Related, Span
 from hexlint.registry import diagnostic
 
+# typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the table renders stable names without the audit's modules (a run the cache answers)
+    from typing import Any
+
     from hexlint.binary.audit import FunctionAudit, LibraryAudit
 
 # `hvx_exp_f32.124`: the number of a local duplicate changes from build to build; identity must not.

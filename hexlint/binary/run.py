@@ -30,13 +30,15 @@ import signal
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
 
 from hexlint.binary.options import DEFAULT_TOP
 from hexlint.core import Diagnostic
 
+# typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported where used: a run the cache answers reads no ELF and decodes nothing
+    from typing import Any, TextIO
+
     from hexlint.binary.audit import AuditSettings, LibraryAudit
 
 BINARY_CODES = ("HX201", "HX202", "HX203", "HX204", "HX205")
@@ -375,6 +377,7 @@ def _audited_results(
         or _total_size(paths) < PARALLEL_MIN_BYTES
     ):
         return one_after_another()
+    _import_audit_modules()
     parts = _parts_of(paths, jobs, args)
     if len(paths) == 1 and parts[0] > 1:
         whole = _audit_in_parts(paths[0], args, options, codes, parts[0])
@@ -437,10 +440,21 @@ def _audited_results(
         pool.shutdown()
 
 
+def _import_audit_modules() -> None:
+    """The modules library_result runs, imported before the workers are forked: they inherit them instead of each
+    importing them again (most of a worker's start-up)."""
+    import hexlint.binary.audit
+    import hexlint.binary.sources
+    import hexlint.binary.table
+    import hexlint.elf  # noqa: F401
+
+    binary_checks()  # imports the rule modules
+
+
 def _parts_of(paths: list[str], jobs: int, args: argparse.Namespace) -> list[int]:
     """In how many parts each library is audited: one, unless there are fewer libraries than workers, when a library
-    of PART_MIN_BYTES or more gets a share of the idle ones (a part pays its own ELF read and scan, ~10% of an
-    audit). --func audits a few functions: one part."""
+    of PART_MIN_BYTES or more gets a share of the idle ones (a part pays a process, its own ELF read and rules; it
+    scans only its own functions' packets). --func audits a few functions: one part."""
     if getattr(args, "func", None) or len(paths) >= jobs:
         return [1] * len(paths)
     # a part runs on a core no other process wants: on a machine already busy it only adds its own overhead
@@ -707,7 +721,7 @@ def run_addr2line(
     stdout = stdout or sys.stdout
     items = list(args.addr2line or [])
     libraries = [str(path) for path in getattr(args, "paths", None) or []]
-    libraries += [item for item in items if item != "-" and Path(item).is_file()]
+    libraries += [item for item in items if item != "-" and os.path.isfile(item)]
     addresses = [item for item in items if item not in libraries]
     if not libraries:
         return _error("--addr2line: give the library to resolve against (hexlint --addr2line ADDR... LIB.so)", stderr)

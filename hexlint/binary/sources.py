@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
 
+# typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # hexlint.elf (pyelftools) where an ELF is read: the cache's key needs only debug_builds_beside
     from hexlint.elf import ElfImage
     from hexlint.elf.dwarf import SourceLocation
@@ -50,11 +50,25 @@ def load_debug_files(paths: Iterable[str]) -> list[ElfImage]:
 
 def debug_builds_beside(path: str) -> list[str]:
     """Files next to `path` that are, by their names, its -g build or its split debug information."""
+    directory, name = os.path.split(path)
+    if name not in ("", ".", ".."):  # most libraries have none: pathlib (a few ms to import) spells only those found
+        candidates = [os.path.join(directory, entry) for entry in _debug_names(name)]
+        if not any(os.path.isfile(candidate) for candidate in candidates):
+            return []
+    from pathlib import Path
+
     library = Path(path)
-    stem, suffix, directory = library.stem, library.suffix, library.parent
-    names = [f"{stem}-g{suffix}", f"{stem}_g{suffix}", f"{stem}.g{suffix}", f"{library.name}.debug", f"{stem}.debug"]
-    candidates = [directory / name for name in names] + [directory / ".debug" / f"{library.name}.debug"]
-    return [str(candidate) for candidate in candidates if candidate.is_file()]
+    candidates_found = [library.parent / entry for entry in _debug_names(library.name)]
+    return [str(candidate) for candidate in candidates_found if candidate.is_file()]
+
+
+def _debug_names(name: str) -> list[str]:
+    """The names, relative to a library's directory, its -g build or split debug information may have (`name`'s stem
+    and suffix as pathlib has them)."""
+    dot = name.rfind(".")
+    stem, suffix = (name[:dot], name[dot:]) if 0 < dot < len(name) - 1 else (name, "")
+    names = [f"{stem}-g{suffix}", f"{stem}_g{suffix}", f"{stem}.g{suffix}", f"{name}.debug", f"{stem}.debug"]
+    return [*names, os.path.join(".debug", f"{name}.debug")]
 
 
 def missing_dwarf_note(image: ElfImage, given: Sequence[ElfImage]) -> str:
@@ -116,14 +130,16 @@ def mapped_locate(
 
 def prefix_map_hint(paths: Iterable[str], root: str) -> str | None:
     """For build-machine paths absent here: `OLD=NEW` mapping the first whose tail is a file below `root`."""
+    from pathlib import PurePath
+
     for path in paths:
         if not os.path.isabs(path) or os.path.exists(path):
             continue
-        parts = Path(path).parts[1:]
+        parts = PurePath(path).parts[1:]
         for start in range(1, len(parts)):
             tail = os.path.join(*parts[start:])
             if os.path.isfile(os.path.join(root, tail)):
-                old = os.path.join(Path(path).anchor, *parts[:start])
+                old = os.path.join(PurePath(path).anchor, *parts[:start])
                 new = os.path.relpath(root) if os.path.isabs(root) else root
                 return f"{old}={new}"
     return None

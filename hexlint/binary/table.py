@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING
 
 from hexlint.binary.findings import stable_function_name
 
+# typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # a run answered by the cache renders its tables without the audit's modules
     from hexlint.binary.audit import FunctionAudit, LibraryAudit, LoopAudit
 

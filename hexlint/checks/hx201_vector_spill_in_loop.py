@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 from hexlint.binary.audit import LibraryAudit
 from hexlint.binary.findings import loop_related, make_diagnostic, option_int, plural
 from hexlint.core import Diagnostic
+
+# typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 CODE = "HX201"
 

@@ -14,11 +14,13 @@ import struct
 from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
+# typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # pyelftools is imported where a file is not of the plain layout _read_plain reads
+    from pathlib import Path
+
     from elftools.elf.elffile import ELFFile
     from elftools.elf.sections import Section, SymbolTableSection
 
@@ -43,6 +45,8 @@ class ElfError(ValueError):
 
 @dataclass(frozen=True)
 class CodeSection:
+    """An executable section: its name, load address and bytes."""
+
     name: str
     address: int
     data: bytes
@@ -50,6 +54,8 @@ class CodeSection:
 
 @dataclass(frozen=True)
 class FunctionSymbol:
+    """A function symbol: name, address, size, whether it is local."""
+
     name: str
     address: int
     size: int
@@ -64,6 +70,8 @@ class FunctionSymbol:
 
 @dataclass(frozen=True)
 class ElfImage:
+    """What the audit reads of an ELF file: code and data sections, functions, PLT stubs, relocations, DWARF or not."""
+
     path: str
     machine: str
     cpu: int
@@ -131,7 +139,8 @@ def load_elf(path: str | Path) -> ElfImage:
     """Read `path`; raise ElfError (one line, naming the file) for anything that is not an auditable Hexagon ELF."""
     name = str(path)
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as stream:  # as Path.read_bytes, without importing pathlib for it
+            data = stream.read()
     except OSError as error:
         raise ElfError(name, error.strerror or str(error)) from None
     return read_elf_bytes(name, data)
@@ -164,6 +173,8 @@ _SHF_COMPRESSED = 0x800
 
 @dataclass(frozen=True, slots=True)
 class _PlainSection:
+    """A section header of a plain linked ELF32, as read with struct alone."""
+
     name: str
     type: int
     flags: int
@@ -345,6 +356,7 @@ def _plain_plt_stubs(
 
 
 def _read_with_pyelftools(name: str, data: bytes) -> ElfImage:
+
     from elftools.elf.elffile import ELFFile
 
     elf = ELFFile(io.BytesIO(data))

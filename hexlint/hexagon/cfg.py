@@ -31,19 +31,23 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, compress
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from hexlint.hexagon.decode import PacketRange
 
+# typing.TYPE_CHECKING without importing typing at start-up: annotations are strings (postponed evaluation).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     from hexlint.hexagon.decode import Packet
+
+    _T = TypeVar("_T")
 
 # What the CFG reads of a control packet: its :endloop markers and the field dicts of its instructions (at least of its
 # jumps, returns and loop set-ups), as Instruction.__dict__ or PacketRange.fields_with have them (a field left at its
 # default may be absent): the caller's instruction pass builds no Instruction for them
 ControlPacket = tuple[frozenset[int], "Sequence[Mapping[str, Any]]"]
 
-_T = TypeVar("_T")
 _new = object.__new__
 _set = object.__setattr__
 
@@ -60,6 +64,8 @@ def frozen_instance(cls: type[_T], fields: dict[str, Any]) -> _T:
 
 @dataclass(frozen=True)
 class BasicBlock:
+    """A run of packets entered only at its first and left only after its last."""
+
     start: int
     end: int  # exclusive
     first_packet: int  # index into FunctionCfg.packets
@@ -69,6 +75,8 @@ class BasicBlock:
 
 @dataclass(frozen=True)
 class Loop:
+    """A loop: its header, its blocks and back edges, its kind, where it nests and the addresses it spans."""
+
     header: int  # start address of the header block
     blocks: frozenset[int]  # start addresses of every block in the loop, nested loops included
     latches: tuple[int, ...]  # blocks with a back edge to the header
@@ -82,6 +90,8 @@ class Loop:
 
 @dataclass(frozen=True)
 class FunctionCfg:
+    """The basic blocks of one function, their edges, and its loops."""
+
     start: int
     end: int
     packets: Sequence[Packet]  # a tuple, or a PacketRange of a CodeScan (decoded on access)

@@ -49,6 +49,8 @@ from hexlint.hexagon._tables import DEST_EXCEPTIONS, DEST_FIELDS
 
 @dataclass(frozen=True)
 class MemoryAccess:
+    """A load or store: where it lands, what it moves."""
+
     base: str  # "r29" (sp), "r30" (fp), "r0".., or "gp"/"abs" for gp-relative/absolute
     offset: int | None  # byte offset of the access from base (already scaled), None when register-indexed
     is_store: bool
@@ -73,6 +75,8 @@ class RegisterWrite:
 
 @dataclass(frozen=True)
 class LoopSetup:
+    """A loop0/loop1/spNloop0 set-up: which hardware loop, where it starts, its trip count."""
+
     loop: int  # 0 or 1
     start: int  # address of the loop's first packet
     count_imm: int | None
@@ -82,6 +86,8 @@ class LoopSetup:
 
 @dataclass(frozen=True)
 class Instruction:
+    """One decoded instruction (a duplex half is one); fields at their defaults stay out of the field dict."""
+
     # `address` lives in a slot and every other field in __dict__, so all the occurrences of one decoded word share a
     # single (never mutated) field dict: a copy of an instruction at a new address costs no dict (see _at)
     __slots__ = ("__dict__", "address")
@@ -106,6 +112,8 @@ class Instruction:
 
 @dataclass(frozen=True)
 class Packet:
+    """One packet: its instructions in word order and the :endloop markers of its parse bits."""
+
     address: int
     size: int  # bytes
     instructions: tuple[Instruction, ...]
@@ -779,6 +787,9 @@ def _decode_j5(word: int, address: int, packet: int, ext: int | None) -> Instruc
     return _unknown(word, address, "J")
 
 
+_PC_ADD_TOP = 0x6A49  # bits 31:16 of `rD = add(pc,#u6)` (ICLASS CR)
+
+
 def _decode_cr(word: int, address: int, packet: int, ext: int | None) -> Instruction:
     top = (word >> 21) & 127
     if top in (0b0000000, 0b0000001, 0b0000101, 0b0000110, 0b0000111):  # loopN(#r7:2,rS), spNloop0(#r7:2,rS)
@@ -793,7 +804,7 @@ def _decode_cr(word: int, address: int, packet: int, ext: int | None) -> Instruc
         hint = ":t" if word & 0x1000 else ":nt"
         text = f"if ({_R[(word >> 16) & 31]}{compare}#0) jump{hint} 0x{target:x}"
         return _instruction(address, word, "J", "jump", text, branch="jump", target=target, conditional=True)
-    if word & 0x0FFF0000 == 0x0A490000:  # rD = add(pc,#u6): position-independent addresses
+    if word >> 16 == _PC_ADD_TOP:  # rD = add(pc,#u6): position-independent addresses
         value = _imm((word >> 7) & 63, 6, 1, False, ext)
         dest = _R[word & 31]
         text = f"{dest} = add(pc,{_hash(value, ext)})"
@@ -1891,6 +1902,8 @@ def _quick_flags(word: int) -> int:
 # flags only its decoding tells (_quick_flags -1). tests/test_decode_scan.py holds the lanes to _quick_flags.
 @dataclass(frozen=True, eq=False)
 class _FlagTables:
+    """The byte-column tables _scan_flags classifies words with, built once."""
+
     low: bytes  # top byte -> flags that depend on it alone
     high: bytes  # top byte -> WORD_WRITES (1) when it alone says so
     if_base: bytes  # top byte -> flags to add when bits 20:16 name r29/r30
@@ -2442,6 +2455,19 @@ class PacketRange(Sequence[Packet]):
 
         return instructions_of
 
+    def pc_additions(self) -> list[tuple[int, dict[str, object]]]:
+        """(packet index in the range, field dict) of the `rD = add(pc,#u6)` words of the range, in address order: the
+        only instructions whose register write reads the PC (position-independent addresses), without decoding the
+        packets of the others."""
+        scan, low = self.scan, self.low
+        words, addresses, base = scan.words, scan.packet_addresses, scan.address
+        first, last = self.word_range()
+        result = []
+        for index in [index for index in range(first, last) if words[index] >> 16 == _PC_ADD_TOP]:
+            packet = bisect_right(addresses, base + (index << 2), low, self.high) - 1
+            result += [(packet - low, instruction.__dict__) for instruction in scan.word_instructions(index, packet)]
+        return result
+
     def count_words_with(self, mask: int) -> tuple[int, int | None]:
         """How many words of the range have flags sharing a bit with `mask`, and the address of the first."""
         hits = self.scan.hits(mask)  # counted in C: no list of the (many) HVX words
@@ -2595,6 +2621,25 @@ def _packet_addresses(code: bytes, end: int, base_address: int) -> list[int]:
     if addresses[-1] != base_address + 4 * count:  # a last packet cut short
         addresses.append(base_address + 4 * count)
     return addresses
+
+
+def packet_span(code: bytes, base_address: int, low: int, high: int) -> tuple[int, int] | None:
+    """(start, end) addresses of the fewest whole packets of `code` (as scan_code splits it) that hold the bytes at
+    low..high-1, so that scan_code of those bytes alone has exactly those packets, words and flags; None when the
+    section does not split into packets word by word (four words without a packet end: a 16-byte rule splits them
+    from the start) or when low..high is not inside it."""
+    end = len(code) // 4 * 4
+    if not base_address <= low <= high <= base_address + end:
+        return None
+    ends = code[1:end:4].translate(_PACKET_END)  # 1 at each word that ends a packet
+    if b"\0\0\0\0" in ends:
+        return None
+    first, last = (low - base_address) >> 2, (high - base_address + 3) >> 2  # words low..high-1 are first..last-1
+    start = ends.rfind(1, 0, first) + 1  # after the last packet end before the first word (-1 + 1: the section's)
+    stop = ends.find(1, last - 1) + 1 if last > first else start  # through the end of the last word's packet
+    if stop == 0:  # the last packet is cut short by the section's end
+        stop = end >> 2
+    return base_address + 4 * start, base_address + 4 * stop
 
 
 class _PacketBytes(Sequence[bytes]):
