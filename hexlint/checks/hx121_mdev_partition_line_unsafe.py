@@ -43,11 +43,28 @@ def _problem(partition: Partition, line_size: int, line_names: re.Pattern[str], 
     if partition.checks_line_grid and not partition.hand_written:
         return None  # the helper's checks written out: strides tested against the line size in the function
     # Rows per chunk computed from the row size and the line, the guide's `128 / gcd(row_size, 128)` (with 1 for a
-    # zero row size): derived from the 128-byte line. Only element counts need the contiguity and alignment checks.
+    # zero row size): whole lines per chunk only where rows are evenly spaced from an aligned base. The helper checks
+    # that (outer strides on the line grid, aligned data); the formula written out needs the same checks beside it:
+    # contiguity (checks_line_grid already returned) and alignment.
     rows_by_formula = [leaf for leaf in line_derived if "gcd" in leaf]
     line_derived = [leaf for leaf in line_derived if leaf not in rows_by_formula]
     if rows_by_formula:
         other = [leaf for leaf in other if leaf != "1"]
+        missing = [
+            name
+            for name, present in (
+                ("contiguity", partition.checks_contiguity),
+                ("alignment", partition.checks_alignment),
+            )
+            if not present
+        ]
+        if missing and not other:
+            return (
+                f"rows per chunk by `128 / gcd(row_size, 128)` without the {' and '.join(missing)} check of the "
+                f"destination: on a strided view (outer strides off the line grid) a chunk of whole rows still ends "
+                f"mid-line; take `{rows_helper}()`, which checks the strides, or test contiguity and alignment and "
+                "pass 0 (device 0) when they fail."
+            )
     if other:
         return (
             f"units per chunk `{other[0]}` is neither `{rows_helper}()`'s result nor a count of 128-byte lines: "
