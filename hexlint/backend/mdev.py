@@ -659,7 +659,11 @@ class MdevFacts:
         found = []
         declaration = re.compile(rb"\b(?:const\s+)?(?:u?int\d+_t|unsigned|int|size_t|uint)\s+([^;]*);")
         for function in self.candidates(*starts):
-            own = function.own
+            # A worker stamped out by a macro (`DEFINE_CPY_SAMESHAPE(f16, f32)`) has its body in the #define: read
+            # that, and place what is found at the invocation, the function's only text in the file.
+            stamped = function.node.is_macro_expansion
+            own = function.expanded if stamped else function.own
+            place = (lambda start, end, f=function: f.place(0, len(f.own))) if stamped else function.place
             start_name = next((name.decode() for name in starts if re.search(rb"\b" + name + rb"\b", own)), "")
             if not start_name:
                 continue
@@ -694,10 +698,7 @@ class MdevFacts:
                             )
                             found.append(
                                 Coordinate(
-                                    function.place(at, at + len(name)),
-                                    name,
-                                    function.place(match.start(), match.end()),
-                                    start_name,
+                                    place(at, at + len(name)), name, place(match.start(), match.end()), start_name
                                 )
                             )
                             break
