@@ -94,6 +94,8 @@ def _runtime_uses(
                 continue  # no kparams with that field in scope here
             if any(read.path == mapping.field and read.node.line == node.line for read in reads):
                 continue  # used together with the kparams field, e.g. MIN(kparams->n_threads, octx->n_threads)
+            if _set_from_the_field(unit, mapping, reads, node):
+                continue  # `octx->n_threads = kparams->n_threads` earlier: the runtime value is the host's plan
             uses[(function.spelling, "->".join(mapping.chain))].append((node, mapping.field, holder))
     for (function, runtime), found in uses.items():
         node, field, holder = found[0]
@@ -108,6 +110,22 @@ def _runtime_uses(
         related += [Related(_line_span(node, line), f"`{runtime}` is also used here") for line in also[:5]]
         fix = _runtime_fix(unit, [use for use, _field, _holder in found], holder, field, runtime)
         yield _diagnostic(unit, node, message, tuple(related), fix)
+
+
+def _set_from_the_field(unit: UnitIndex, mapping: RuntimeField, reads: list[FieldAccess], use: Node) -> bool:
+    """True when, before the use, the function set the runtime value from the kparams field: assigned it
+    (`octx->n_threads = (uint32_t) kparams->n_threads;`) or handed both to a setter
+    (`htp_ops_context_set_n_threads(octx, kparams->n_threads)`), on the line that reads the field."""
+    runtime = r"\s*(?:->|\.)\s*".join(map(re.escape, mapping.chain))
+    assigned = re.compile(rf"(?<![\w.>]){runtime}\s*=(?!=)")
+    setter = re.compile(rf"\b\w*set\w*{re.escape(mapping.chain[-1])}\w*\s*\(\s*&?\s*{re.escape(mapping.chain[0])}\s*,")
+    for read in reads:
+        if read.path != mapping.field or read.node.path != use.path or read.node.line >= use.line:
+            continue
+        line = unit.source_line(read.node.path, read.node.line)
+        if assigned.search(line) or setter.search(line):
+            return True
+    return False
 
 
 def _held_by_every_caller(
