@@ -39,6 +39,7 @@ class DivisionSettings:
     floating_point: bool
     exempt_functions: tuple[str, ...]
     setup_loop_bounds: tuple[str, ...]
+    max_setup_trips: int
     fastdiv_init: str
     fastdiv: str
     fastmod: str
@@ -49,6 +50,7 @@ class DivisionSettings:
             floating_point=bool(options.get("check_floating_point", True)),
             exempt_functions=string_list(options, "exempt_functions"),
             setup_loop_bounds=string_list(options, "setup_loop_bounds"),
+            max_setup_trips=int(options.get("max_setup_trips", 4)),
             fastdiv_init=str(options.get("fastdiv_init", "init_fastdiv_values")),
             fastdiv=str(options.get("fastdiv", "fastdiv")),
             fastmod=str(options.get("fastmod", "fastmodulo")),
@@ -61,7 +63,7 @@ def _unit_findings(model: BackendModel, unit: UnitIndex, settings: DivisionSetti
     divisions = [node for node in candidates if node.binary_operator in DIVISION_OPERATORS]
     if not divisions:
         return
-    finder = LoopFinder([region for region in model.loops(unit) if not _is_setup_loop(region, settings)])
+    finder = LoopFinder([region for region in model.loops(unit) if not _is_setup_loop(unit, region, settings)])
     for division in divisions:
         region = finder.innermost(division)
         if region is None:
@@ -89,10 +91,78 @@ def _unit_findings(model: BackendModel, unit: UnitIndex, settings: DivisionSetti
         yield _finding(unit, division, divisor, region, is_float, settings)
 
 
-def _is_setup_loop(region: LoopRegion, settings: DivisionSettings) -> bool:
-    """A loop bounded by the thread or task count runs a handful of times per op: plain division is right there."""
+def _is_setup_loop(unit: UnitIndex, region: LoopRegion, settings: DivisionSettings) -> bool:
+    """A loop bounded by the thread or task count runs a handful of times per op, and so does a pipeline's prologue
+    (`for (t = 0, k = 0; t < n && k < 2; t++, k++)`: at most two trips): plain division is right there."""
     names = IDENTIFIER.findall(region.condition)
-    return any(matches_any(name, settings.setup_loop_bounds) for name in names)
+    if any(matches_any(name, settings.setup_loop_bounds) for name in names):
+        return True
+    return _trips_at_most(unit, region, settings.max_setup_trips)
+
+
+_COUNTED = re.compile(r"^\(?\s*([A-Za-z_]\w*)\s*(<=|<|!=)\s*(\d+)[uU]?\s*\)?$")
+
+
+def _trips_at_most(unit: UnitIndex, region: LoopRegion, limit: int) -> bool:
+    """A `for` one of whose `&&` conditions is `k < N` (N <= limit) on a counter its init sets to 0 and its increment
+    steps by one: whatever else the condition says, the body runs at most N times."""
+    loop = region.loop
+    if loop.kind != "FOR_STMT" or region.from_macro or loop.is_macro_expansion:
+        return False
+    header = _for_header(unit.source_bytes(loop.path), loop.start_offset)
+    if header is None:
+        return False
+    init, condition, increment = header
+    for conjunct in _top_level_split(condition, "&&"):
+        match = _COUNTED.match(conjunct.strip())
+        if match is None:
+            continue
+        name, operator, bound = match.group(1), match.group(2), int(match.group(3))
+        trips = bound + 1 if operator == "<=" else bound
+        counted = re.search(rf"(?:\+\+\s*{name}\b|\b{name}\s*(?:\+\+|\+=\s*1\b))", increment)
+        if trips <= limit and counted and re.search(rf"\b{name}\s*=\s*0\b", init):
+            return True
+    return False
+
+
+def _for_header(data: bytes, start: int) -> tuple[str, str, str] | None:
+    """The init, condition and increment of the `for (...)` written at `start`."""
+    text = data[start : start + 2000].decode("utf-8", "replace")
+    match = re.match(r"for\s*\(", text)
+    if match is None:
+        return None
+    depth, pieces, piece_start = 1, [], match.end()
+    for offset in range(match.end(), len(text)):
+        character = text[offset]
+        if character in "([{":
+            depth += 1
+        elif character in ")]}":
+            depth -= 1
+            if depth == 0:
+                pieces.append(text[piece_start:offset])
+                return (pieces[0], pieces[1], pieces[2]) if len(pieces) == 3 else None
+        elif character == ";" and depth == 1:
+            pieces.append(text[piece_start:offset])
+            piece_start = offset + 1
+    return None
+
+
+def _top_level_split(text: str, separator: str) -> list[str]:
+    pieces, depth, start, offset = [], 0, 0, 0
+    while offset < len(text):
+        character = text[offset]
+        if character in "([{":
+            depth += 1
+        elif character in ")]}":
+            depth -= 1
+        elif depth == 0 and text.startswith(separator, offset):
+            pieces.append(text[start:offset])
+            offset += len(separator)
+            start = offset
+            continue
+        offset += 1
+    pieces.append(text[start:])
+    return pieces
 
 
 def _finding(
