@@ -114,3 +114,13 @@ def test_a_broken_twin_of_the_core_fires_the_rule_where_it_is_broken(twin: str, 
     findings = lint(tree, code)
     expected_line = line_of(tree / "htp" / where, marker)
     assert [(Path(f["path"]).name, f["code"], f["line"]) for f in findings] == [(where, code, expected_line)]
+
+
+def test_the_unflushed_completion_names_the_flush_helper_the_tree_has(tmp_path: Path) -> None:
+    """Trees name their flush helper differently: the advice names the first configured one the tree uses."""
+    source = (REPO_ROOT / "fixtures" / "rules" / "HX124" / "unflushed.c").read_text()
+    kernel = tmp_path / "htp" / "ops.c"
+    kernel.parent.mkdir()
+    kernel.write_text(source.replace("htp_dcache_flush_dirty_tensors", "htp_flush_dirty_ranges"))
+    messages = {finding["message"] for finding in lint(tmp_path, "HX124") if "cache flush" in finding["message"]}
+    assert messages and all("call `htp_flush_dirty_ranges()` first" in message for message in messages)

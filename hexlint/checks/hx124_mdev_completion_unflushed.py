@@ -15,7 +15,9 @@ CODE = "HX124"
 
 
 def check(model: BackendModel, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
-    flush = settings_from(options).flush_functions[0]
+    helpers = settings_from(options).flush_functions
+    # The tree's own flush helper, the first configured one it names (trees name theirs differently).
+    flush = next((name for name in helpers if model.mentions(name)), helpers[0] if helpers else "the flush helper")
     for completion in model.mdev_completions(options):
         if completion.missing == "flush":
             message = (
