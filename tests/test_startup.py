@@ -140,7 +140,7 @@ def test_an_audit_of_a_library_without_dwarf_imports_neither_typing_pathlib_nor_
     Alone in its directory: a -g build beside it is named through pathlib."""
     library = tmp_path / "libhtp-core-v73.so"
     library.write_bytes((ROOT / "fixtures" / "htp-core" / "lib" / library.name).read_bytes())
-    for options in (["--spills"], []):
+    for options in (["--spills"], [], ["--format", "json"]):
         loaded = run_python(
             "import io; from hexlint.cli import main; "
             f"status = main([*{options!r}, '--no-cache', '-q', {str(library)!r}], stdout=io.StringIO()); " + LOADED,

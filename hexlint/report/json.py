@@ -15,11 +15,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from hexlint import __version__
 from hexlint.core import Diagnostic, Fix, Rule, Span
 from hexlint.report import dump_json, sort_key
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: a JSON report need not import typing at start-up
+    from typing import Any
 
 
 def span_fields(span: Span) -> dict[str, Any]:
