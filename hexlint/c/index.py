@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import clang.cindex as cindex
 
-from hexlint.c.node import DECLARATION_KINDS, Node, declaration_key, declarations_of, file_of, kind_name
+from hexlint.c.node import _KIND_NAMES, DECLARATION_KINDS, Node, declaration_key, declarations_of, file_of, kind_name
 from hexlint.c.parse import ParsedUnit
 
 _T = TypeVar("_T")
@@ -97,8 +97,9 @@ class UnitIndex:
         open_nodes: list[tuple[bytes, list[Node]]] = []
         declarations = self._declarations = declarations_of(translation_unit)
         # Every node of a top-level declaration is in its file, unless an #include sits inside its extent.
-        current_path: list[str | None] = [None]
-        current_top = [-1]
+        path: str | None = None
+        top = -1
+        known_kinds = _KIND_NAMES
 
         def visit(cursor: cindex.Cursor, parent: cindex.Cursor, _data: object) -> int:
             parent_key = bytes(parent)
@@ -107,10 +108,9 @@ class UnitIndex:
                 while len(open_nodes) > 1 and open_nodes[-1][0] != parent_key:
                     open_nodes.pop()
                 open_node = open_nodes[-1]
-            cursor._tu = translation_unit
             kind_id = cursor._kind_id
             children: list[Node] = []
-            node = Node(cursor, kind_name(kind_id), current_path[0], children, current_top[0])
+            node = Node(cursor, known_kinds.get(kind_id) or kind_name(kind_id), path, children, top, translation_unit)
             open_node[1].append(node)
             by_kind[kind_id].append(node)
             raw = bytes(cursor)
@@ -121,15 +121,14 @@ class UnitIndex:
 
         callback = cindex.cursor_visit_callback(visit)
         for cursor, name in zip(top_level, top_level_files, strict=True):
-            cursor._tu = translation_unit
-            node = Node(cursor, kind_name(cursor._kind_id), name, [], len(self._top_nodes))
-            current_top[0] = node.top_index
+            node = Node(cursor, kind_name(cursor._kind_id), name, [], len(self._top_nodes), translation_unit)
+            top = node.top_index
             self._top_nodes.append(node)
             by_kind[cursor._kind_id].append(node)
             raw = bytes(cursor)
             if cursor._kind_id in DECLARATION_KINDS:
                 declarations.setdefault(declaration_key(raw), node)
-            current_path[0] = None if _INCLUDE.search(self.source_bytes(name), *node._load_offsets()) else name
+            path = None if _INCLUDE.search(self.source_bytes(name), *node._load_offsets()) else name
             open_nodes[:] = [(raw, node._children)]
             visit_children(cursor, callback, [])
 
