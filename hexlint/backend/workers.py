@@ -509,6 +509,9 @@ def _function_nodes(unit: UnitIndex, function: Node) -> dict[str, list[Node]] | 
     data = unit.source_bytes(function.path)
     if _INCLUDE.search(data, function.start_offset, function.end_offset):
         return None  # nodes of an included file sit in the extent but not in the file: let the index decide
+    if unit.is_top(function):
+        # The walk's own subtree of a top-level definition, by kind: no walk of it here.
+        return {kind: unit.nodes_in_top(kind, function) for kind in _KINDS_OF_A_SCAN}
     by_kind: dict[str, list[Node]] = {kind: [] for kind in _KINDS_OF_A_SCAN}
     for node in function.descendants():  # in the function's file: no #include in its extent
         found = by_kind.get(node.kind)

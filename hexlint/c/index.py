@@ -54,6 +54,7 @@ class UnitIndex:
         self._function_starts: dict[str, list[int]] = {}
         self._all_functions: list[Node] | None = None
         self._top_functions: dict[int, Node] | None = None
+        self._by_top: dict[str, dict[int, list[Node]]] = {}
         # Facts rules derive from this unit, shared between rules; they live exactly as long as the unit.
         self.memo: dict[Hashable, Any] = {}
         if unit.translation_unit is not None:
@@ -140,6 +141,20 @@ class UnitIndex:
         if len(kinds) > 1:
             found.sort(key=lambda node: (node.path, node.start_offset))
         return found
+
+    def is_top(self, node: Node) -> bool:
+        """Whether the node is one of this unit's top-level declarations (the walk built it as one)."""
+        return 0 <= node.top_index < len(self._top_nodes) and self._top_nodes[node.top_index] is node
+
+    def nodes_in_top(self, kind: str, top: Node) -> list[Node]:
+        """The nodes of one CursorKind name the walk built in the top-level declaration `top` (see `is_top`),
+        itself included, in walk order: its subtree's nodes of that kind, grouped once per kind for every top."""
+        groups = self._by_top.get(kind)
+        if groups is None:
+            groups = self._by_top[kind] = defaultdict(list)
+            for node in self._nodes_by_kind.get(_kind_id(kind), ()):
+                groups[node.top_index].append(node)
+        return groups.get(top.top_index, [])
 
     @property
     def functions(self) -> dict[str, Node]:
