@@ -385,7 +385,7 @@ class MdevFacts:
         self._spans: dict[tuple[bytes, tuple[str, ...]], list[tuple[int, int]]] = {}
         self._starts_of: dict[bytes, frozenset[int]] = {}
         self._words_of: dict[bytes, tuple[frozenset[bytes], bool]] = {}
-        self._copies_of: dict[bytes, tuple[tuple[bytes, bool, frozenset[bytes]], ...]] = {}
+        self._copies_of: dict[bytes, tuple[tuple[bytes, bool, frozenset[bytes], int], ...]] = {}
         self._destination = re.compile(settings.dst_data_pattern.encode() or rb"(?!)")
         self._count = re.compile(settings.device_count_pattern.encode())
         self._multi = re.compile(self._count.pattern + rb"\s*>\s*1\b")
@@ -613,8 +613,11 @@ class MdevFacts:
                 words, names_destination = self._text_words(text)
                 if not names_destination and words.isdisjoint(copied):
                     continue
-                for lhs, names_destination, words in self._copies(text):
-                    if lhs not in holders and (names_destination or not words.isdisjoint(copied)):
+                dma_calls = self._call_spans(text, settings.dma_functions)
+                for lhs, names_destination, words, rhs_start in self._copies(text):
+                    if lhs in holders or not (names_destination or not words.isdisjoint(copied)):
+                        continue
+                    if not _inside(dma_calls, rhs_start):
                         holders.add(lhs)
                         changed = True
         if not holders:
@@ -656,17 +659,17 @@ class MdevFacts:
             found = self._starts_of[text] = frozenset(match.start() for match in _ASSIGNMENT.finditer(text))
         return found
 
-    def _copies(self, text: bytes) -> tuple[tuple[bytes, bool, frozenset[bytes]], ...]:
-        """The assignments a destination copy can be, read once per text: outside a DMA call and not a brace
-        initialiser, (assigned name, whether its value matches the destination pattern, the words of its value)."""
+    def _copies(self, text: bytes) -> tuple[tuple[bytes, bool, frozenset[bytes], int], ...]:
+        """The assignments a destination copy can be, read once per text: not a brace initialiser (its designated
+        fields are assignments of their own), (assigned name, whether its value matches the destination pattern, the
+        words of its value, where the value starts)."""
         found = self._copies_of.get(text)
         if found is None:
-            destination = self._destination
-            dma_calls = self._call_spans(text, self.settings.dma_functions)
+            destination = self._destination.search
             found = self._copies_of[text] = tuple(
-                (lhs, destination.search(text, start, end) is not None, frozenset(_RUN.findall(text, start, end)))
+                (lhs, destination(text, start, end) is not None, frozenset(_RUN.findall(text, start, end)), start)
                 for lhs, start, end in self.assignments(text)
-                if not text[start:end].lstrip().startswith(b"{") and not _inside(dma_calls, start)
+                if not text[start:end].lstrip().startswith(b"{")
             )
         return found
 
