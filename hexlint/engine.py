@@ -670,8 +670,7 @@ def compute_source_run(
         own = Project(own_units, built_libraries=project.built_libraries)
     models = []
     # The rules build many small records and few reference cycles: the cyclic collector, run by allocation counts,
-    # would rescan them again and again (a tenth of the rules' time on upstream's tree). It runs again after them,
-    # with what they built frozen like the index's nodes (engine.release_run_memory gives both back).
+    # would rescan them again and again (a tenth of the rules' time on upstream's tree). It runs again after them.
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -682,7 +681,6 @@ def compute_source_run(
             source_run.findings.extend(_call_check(rule, subject, options[rule.code], "project"))
     finally:
         if collecting:
-            gc.freeze()
             gc.enable()
     source_run.notes = list(dict.fromkeys(note for model in models for note in model.notes))
     if unit_cache is not None:
