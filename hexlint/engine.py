@@ -12,6 +12,7 @@ No function here prints; the CLI decides what to show.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -668,11 +669,19 @@ def compute_source_run(
         own_units = [unit for unit in project.units if unit.indexed_files & in_run]
         own = Project(own_units, built_libraries=project.built_libraries)
     models = []
-    for rule in source_rules:
-        # Every rule of one scope queries the same backend model: each fact is computed once per run.
-        subject = model_of(project if rule.scope == "project" else own)
-        models.append(subject)
-        source_run.findings.extend(_call_check(rule, subject, options[rule.code], "project"))
+    # The rules build many small records and few reference cycles: the cyclic collector, run by allocation counts,
+    # would rescan them again and again (a tenth of the rules' time on upstream's tree). It runs again after them.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for rule in source_rules:
+            # Every rule of one scope queries the same backend model: each fact is computed once per run.
+            subject = model_of(project if rule.scope == "project" else own)
+            models.append(subject)
+            source_run.findings.extend(_call_check(rule, subject, options[rule.code], "project"))
+    finally:
+        if collecting:
+            gc.enable()
     source_run.notes = list(dict.fromkeys(note for model in models for note in model.notes))
     if unit_cache is not None:
         # After the rules, by a detached process: the next run after an edit re-parses only the units it changed.

@@ -39,7 +39,6 @@ from typing import Any
 
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
-from hexlint.c.subtree import preorder_with_parents
 
 INFINITE = 1 << 30
 _MAX_LOOP_PASSES = 6
@@ -277,17 +276,21 @@ class Tree:
 def read_tree(node: Node, relevant_call: Callable[[str], bool]) -> Tree:
     """The tree of `node` from one traversal; a subtree is relevant when it holds a call `relevant_call` names."""
     root = Tree(node, node.kind, [], False)
-    trees: list[Tree] = []
-    parents: list[Tree] = []
-    for child, parent_index in preorder_with_parents(node):
+    # (tree, its parent) in pre-order: a node's kids are filled before its next sibling is popped
+    placed: list[tuple[Tree, Tree]] = []
+    stack = [(child, root) for child in reversed(node.children())]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        child, parent = pop()
         tree = Tree(child, child.kind, [], False)
-        parent = root if parent_index < 0 else trees[parent_index]
         parent.kids.append(tree)
-        trees.append(tree)
-        parents.append(parent)
+        placed.append((tree, parent))
         if tree.kind == "CALL_EXPR" and relevant_call(tree.spelling):
             tree.relevant = True
-    for tree, parent in zip(reversed(trees), reversed(parents), strict=True):
+        grandchildren = child.children()
+        if grandchildren:
+            push([(grandchild, tree) for grandchild in reversed(grandchildren)])
+    for tree, parent in reversed(placed):
         if tree.relevant:
             parent.relevant = True
     return root

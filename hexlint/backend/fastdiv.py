@@ -227,7 +227,9 @@ class _Flows:
     ) -> None:
         # A local's uses are in its function: its own nodes, not a name index of the whole unit.
         name = declaration.spelling
-        references = [node for node in function.descendants() if node.kind == "DECL_REF_EXPR" and node.spelling == name]
+        # A top-level definition's references are the index walk's own, grouped by declaration: no walk of it here.
+        below = unit.nodes_in_top("DECL_REF_EXPR", function) if unit.is_top(function) else function.descendants()
+        references = [node for node in below if node.kind == "DECL_REF_EXPR" and node.spelling == name]
         for reference in references:
             if not function.start_offset <= reference.start_offset < function.end_offset:
                 continue

@@ -58,6 +58,8 @@ _KEYWORD_END = re.compile(rb"(?<!\w)return\Z")
 
 def assignment_count(text: bytes, name: str) -> int:
     """How often `name = ...` (plain assignment, not `==`) is written in the text, member stores excluded."""
+    if name.encode() not in text:
+        return 0  # every match holds the name: a byte search rules most texts out without the regex
     pattern = rb"%s%s\s*=(?!=)" % (_NOT_A_MEMBER, re.escape(name.encode()))
     return len(re.findall(pattern, text))
 
@@ -77,6 +79,8 @@ def written_in(text: bytes, name: str) -> bool:
 
     Textual, so members of the same name (`p->d = i`) and binary `&`/`&&` are told apart from writes to `name`.
     """
+    if name.encode() not in text:
+        return False  # every way of writing it holds the name
     escaped = re.escape(name.encode())
     pattern = rb"%s%s\s*(?:[-+*/%%&|^]|<<|>>)?=(?!=)|%s%s\s*(?:\+\+|--)|(?:\+\+|--)\s*%s\b(?!\s*(?:->|\.))" % (
         _NOT_A_MEMBER,
@@ -220,7 +224,7 @@ def _skip_space(data: bytes, position: int, limit: int) -> int:
 _OPENERS = {ord("("): ord(")"), ord("["): ord("]"), ord("{"): ord("}")}
 _BRACKETS = re.compile(rb"[()\[\]{}]")
 _BRACKETS_OR_SEMICOLON = re.compile(rb"[()\[\]{};]")
-_LOGICAL_LINE_END = re.compile(rb"(?<!\\)\n")
+_BACKSLASH = ord("\\")
 
 
 def _matching(data: bytes, position: int, limit: int) -> int | None:
@@ -261,8 +265,12 @@ def _statement_end(data: bytes, position: int, limit: int) -> int | None:
 
 def macro_definition_end(data: bytes, position: int) -> int:
     """The end of the (backslash-continued) line holding `position`: a macro's loop cannot run past its #define."""
-    match = _LOGICAL_LINE_END.search(data, position)
-    return match.start() if match else len(data)
+    # `(?<!\\)\n` searched from `position` (the look-behind sees the byte before it), by `find`: a regex that starts
+    # with a look-behind is tried at every byte, and macro bodies run over many continued lines.
+    end = data.find(b"\n", position)
+    while end > 0 and data[end - 1] == _BACKSLASH:
+        end = data.find(b"\n", end + 1)
+    return end if end >= 0 else len(data)
 
 
 def _split_top_level(text: bytes, separator: bytes) -> list[bytes]:

@@ -368,6 +368,10 @@ def _blanked_file(unit: UnitIndex, path: str) -> bytes:
     return memoized(unit.memo, ("mdev.blanked", path), lambda: blank(unit.source_bytes(path)))
 
 
+# A maximal run of word characters: `(?<![\w])name\b` matches exactly where such a run is `name`.
+_RUN = re.compile(rb"\w+")
+
+
 class MdevFacts:
     """The multi-device facts of one project under one settings record."""
 
@@ -379,6 +383,10 @@ class MdevFacts:
         self._candidates: dict[tuple[bytes, ...], list[FunctionText]] = {}
         self._assignments: dict[bytes, list[tuple[bytes, int, int]]] = {}
         self._spans: dict[tuple[bytes, tuple[str, ...]], list[tuple[int, int]]] = {}
+        self._starts_of: dict[bytes, frozenset[int]] = {}
+        self._words_of: dict[bytes, tuple[frozenset[bytes], bool]] = {}
+        self._copies_of: dict[bytes, tuple[tuple[bytes, bool, frozenset[bytes], int], ...]] = {}
+        self._destination = re.compile(settings.dst_data_pattern.encode() or rb"(?!)")
         self._count = re.compile(settings.device_count_pattern.encode())
         self._multi = re.compile(self._count.pattern + rb"\s*>\s*1\b")
         self._single = re.compile(self._count.pattern + rb"\s*(?:<=\s*1|==\s*1|<\s*2)\b")
@@ -592,21 +600,24 @@ class MdevFacts:
         graph = dispatch.kernel_call_graph(self.project)
         names = sorted(dispatch.reachable(graph, function))
         texts = [found.expanded for name in names if (found := self.function(name)) is not None]
-        dst = settings.dst_data_pattern.encode()
         holders: set[bytes] = set()
-        # names that receive the destination's data pointer, followed through copies
+        # names that receive the destination's data pointer, followed through copies: an assignment copies when its
+        # value matches the destination pattern or names, as a whole word, a holder of the round before
         changed = True
         while changed:
             changed = False
-            copies = _words_pattern(tuple(sorted(holders)), dst)
+            copied = frozenset(holders)
             for text in texts:
-                if (b"dst" not in text and not any(name in text for name in holders)) or not copies.search(text):
+                if b"dst" not in text and not any(name in text for name in holders):
                     continue  # most reached functions (HVX helpers) never see the destination
+                words, names_destination = self._text_words(text)
+                if not names_destination and words.isdisjoint(copied):
+                    continue
                 dma_calls = self._call_spans(text, settings.dma_functions)
-                for lhs, rhs_start, rhs_end in self.assignments(text):
-                    if lhs in holders or text[rhs_start:rhs_end].lstrip().startswith(b"{"):
-                        continue  # a brace initialiser: its designated fields are assignments of their own
-                    if copies.search(text, rhs_start, rhs_end) and not _inside(dma_calls, rhs_start):
+                for lhs, names_destination, words, rhs_start in self._copies(text):
+                    if lhs in holders or not (names_destination or not words.isdisjoint(copied)):
+                        continue
+                    if not _inside(dma_calls, rhs_start):
                         holders.add(lhs)
                         changed = True
         if not holders:
@@ -614,12 +625,12 @@ class MdevFacts:
         uses = _words_pattern(tuple(sorted(holders)))
         pushes = False
         for text in texts:
-            if not uses.search(text):
-                continue
+            if self._text_words(text)[0].isdisjoint(holders):
+                continue  # no holder is a word of the text: `uses` finds nothing in it
             dma_calls = self._call_spans(text, settings.dma_functions)
             runner_calls = self._call_spans(text, settings.worker_runners)
             assigned = self.assignments(text)
-            lhs_starts = {match.start() for match in _ASSIGNMENT.finditer(text)}
+            lhs_starts = self._assignment_starts(text)
             for use in uses.finditer(text):
                 at = use.start()
                 if _inside(dma_calls, at):
@@ -633,6 +644,34 @@ class MdevFacts:
                     continue
                 return False
         return pushes
+
+    def _text_words(self, text: bytes) -> tuple[frozenset[bytes], bool]:
+        """Every maximal run of word characters of a text (a whole-word match is one of them), and whether the
+        destination pattern matches it."""
+        found = self._words_of.get(text)
+        if found is None:
+            found = self._words_of[text] = (frozenset(_RUN.findall(text)), self._destination.search(text) is not None)
+        return found
+
+    def _assignment_starts(self, text: bytes) -> frozenset[int]:
+        found = self._starts_of.get(text)
+        if found is None:
+            found = self._starts_of[text] = frozenset(match.start() for match in _ASSIGNMENT.finditer(text))
+        return found
+
+    def _copies(self, text: bytes) -> tuple[tuple[bytes, bool, frozenset[bytes], int], ...]:
+        """The assignments a destination copy can be, read once per text: not a brace initialiser (its designated
+        fields are assignments of their own), (assigned name, whether its value matches the destination pattern, the
+        words of its value, where the value starts)."""
+        found = self._copies_of.get(text)
+        if found is None:
+            destination = self._destination.search
+            found = self._copies_of[text] = tuple(
+                (lhs, destination(text, start, end) is not None, frozenset(_RUN.findall(text, start, end)), start)
+                for lhs, start, end in self.assignments(text)
+                if not text[start:end].lstrip().startswith(b"{")
+            )
+        return found
 
     def assignments(self, text: bytes) -> list[tuple[bytes, int, int]]:
         found = self._assignments.get(text)

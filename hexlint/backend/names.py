@@ -27,6 +27,24 @@ def _matcher(patterns: tuple[str, ...]) -> Callable[[str], object]:
     return re.compile("|".join(f"(?:{fnmatch.translate(pattern)})" for pattern in patterns)).match
 
 
+def named_not_called(data: bytes, name: str) -> bool:
+    """Whether `data` holds `name` as a whole word not followed by `(`: `re.search(rb"\\bNAME\\b(?!\\s*\\()", data)`,
+    searched from the name's bytes (a pattern that starts with `\\b` is tried at every byte of a whole file)."""
+    word = name.encode()
+    if not word or not _WORD_START.match(word):
+        return re.search(rb"\b%s\b(?!\s*\()" % re.escape(word), data) is not None
+    # An identifier holds no byte that ends a word, so two occurrences of it that both start a word cannot overlap.
+    for found in re.finditer(rb"%s\b(?!\s*\()" % re.escape(word), data):
+        start = found.start()
+        if start == 0 or not _WORD_BYTE.match(data, start - 1):
+            return True
+    return False
+
+
+_WORD_START = re.compile(rb"[A-Za-z_]\w*\Z")
+_WORD_BYTE = re.compile(rb"\w")
+
+
 def string_list(options: Mapping[str, Any], key: str) -> tuple[str, ...]:
     """A list-of-strings option (a lone string is a one-item list), tolerant of a missing key."""
     value = options.get(key, ())

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hexlint.backend.loops import assignment_count
-from hexlint.backend.names import by_spelling, matches_any, string_list
+from hexlint.backend.names import by_spelling, matches_any, named_not_called, string_list
 from hexlint.c.index import Project, UnitIndex, memoized
 from hexlint.c.node import Node
 
@@ -384,9 +384,8 @@ class ProvenanceResolver:
     def _is_callback(self) -> bool:
         """Whether this function is handed to something as a value (a worker callback), not only called."""
         if self.callback is None:
-            name = re.escape(self.function.spelling.encode())
             data = self.unit.source_bytes(self.function.path)
-            self.callback = re.search(rb"\b%s\b(?!\s*\()" % name, data) is not None
+            self.callback = named_not_called(data, self.function.spelling)
         return self.callback
 
     def _member_kind(self, member: Node, depth: int) -> str | None:
@@ -476,7 +475,7 @@ def _address_of_local_struct(argument: Node) -> str | None:
 def _named_as_value(unit: UnitIndex, function: str) -> bool:
     """Whether a unit's main file names `function` other than in a call (a callback handed to a pool or queue)."""
     data = unit.source_bytes(unit.path)
-    return function.encode() in data and re.search(rb"\b%s\b(?!\s*\()" % re.escape(function.encode()), data) is not None
+    return function.encode() in data and named_not_called(data, function)
 
 
 def _points_to_record(node: Node) -> bool:

@@ -251,7 +251,24 @@ class _WriteScan:
         # Declarations in source order: `struct x *ctx = data; struct y *s = &ctx->slots[ith];`. Only one initialised
         # with a name, a member or an address can be an alias: that shape is cheap to see, the text tests below not.
         declarations = walked_nodes(self.unit, self.function, "VAR_DECL")
-        for node in in_source_order([node for node in declarations if _may_alias(node)]):
+        candidates = [node for node in declarations if _may_alias(node)]
+        # Every name an alias can have: the context's, then those of declarations whose value starts from one of
+        # them, in any order. A declaration outside that can never alias, and is never located (sorted) at all.
+        roots = [_reference_root(node) for node in candidates]
+        names = {declaration.spelling for declaration in self.shared}
+        grown = True
+        while grown:
+            grown = False
+            for node, root in zip(candidates, roots, strict=True):
+                if root is not None and root.spelling in names and node.spelling not in names:
+                    names.add(node.spelling)
+                    grown = True
+        reachable = [
+            node for node, root in zip(candidates, roots, strict=True) if root is not None and root.spelling in names
+        ]
+        for node in in_source_order(reachable):
+            if not self._may_reach_shared(node):
+                continue  # no name of its value is spelled like a shared declaration yet: asked before locating it
             # Only a pointer declaration, or one initialised with an address (`&ctx->part[ith]`), can be an alias.
             if not self._may_name_shared(node, b"&") and node.type_kind != "POINTER":
                 continue
@@ -288,6 +305,13 @@ class _WriteScan:
                     self.per_thread.add(node)
                 else:
                     self.shared.add(node)
+
+    def _may_reach_shared(self, declaration: Node) -> bool:
+        """Whether the declaration's initialiser can lead to a shared declaration the way `_find_aliases` follows
+        it (the name itself, the root of a member path, or of the operand of `&`): only if that root's reference is
+        spelled like one of them."""
+        root = _reference_root(declaration)
+        return root is not None and root.spelling in {shared.spelling for shared in self.shared}
 
     def _may_name_shared(self, node: Node, text: bytes = b"") -> bool:
         """Whether the node's text names a declaration of the shared context (or holds `text`); code a macro
@@ -414,11 +438,18 @@ class _WriteScan:
     def helper_calls(self) -> Iterator[tuple[str, int, Node]]:
         """(callee, parameter index, call) for each call that hands the shared context (or an alias) to a
         function."""
+        shared_names = {declaration.spelling for declaration in self.shared}
         for node in function_nodes(self.unit, self.function, "CALL_EXPR"):
-            if not node.spelling or not self._may_name_shared(node):
+            if not node.spelling:
                 continue
-            for index, argument in enumerate(call_arguments(node)):
-                value = argument.unwrapped()
+            values = [argument.unwrapped() for argument in call_arguments(node)]
+            # An argument can reference a shared declaration only if it is spelled like one: asked before the text
+            # test, which must locate the call.
+            if not any(value.kind == "DECL_REF_EXPR" and value.spelling in shared_names for value in values):
+                continue
+            if not self._may_name_shared(node):
+                continue
+            for index, value in enumerate(values):
                 if value.kind == "DECL_REF_EXPR" and value.referenced in self.shared:
                     yield node.spelling, index, node
 
@@ -509,6 +540,9 @@ def _function_nodes(unit: UnitIndex, function: Node) -> dict[str, list[Node]] | 
     data = unit.source_bytes(function.path)
     if _INCLUDE.search(data, function.start_offset, function.end_offset):
         return None  # nodes of an included file sit in the extent but not in the file: let the index decide
+    if unit.is_top(function):
+        # The walk's own subtree of a top-level definition, by kind: no walk of it here.
+        return {kind: unit.nodes_in_top(kind, function) for kind in _KINDS_OF_A_SCAN}
     by_kind: dict[str, list[Node]] = {kind: [] for kind in _KINDS_OF_A_SCAN}
     for node in function.descendants():  # in the function's file: no #include in its extent
         found = by_kind.get(node.kind)
@@ -568,6 +602,47 @@ def _written_lvalue(node: Node) -> Node | None:
         return None
     children = node.children()
     return children[0] if children else None
+
+
+def _reference_root(declaration: Node) -> Node | None:
+    """The DECL_REF_EXPR at the root of a declaration's initialiser as `_find_aliases` follows it: the value
+    itself, or the root of a member path, or of the operand of `&`."""
+    initialiser = _initialiser(declaration)
+    if initialiser is None:
+        return None
+    source = initialiser.unwrapped()
+    if source.kind == "UNARY_OPERATOR":
+        operand = source.children()
+        if not operand:
+            return None
+        source = operand[0]
+    return _lvalue_root(source)
+
+
+def _lvalue_root(expression: Node) -> Node | None:
+    """The DECL_REF_EXPR `lvalue_path` starts from (what it takes the referenced declaration of), found the same way
+    without reading the steps."""
+    node = expression.unwrapped()
+    while True:
+        if node.kind == "MEMBER_REF_EXPR":
+            children = node.children()
+            if not children:
+                return None
+            node = children[0].unwrapped()
+        elif node.kind == "ARRAY_SUBSCRIPT_EXPR":
+            children = node.children()
+            if len(children) != 2:
+                return None
+            node = children[0].unwrapped()
+        elif node.kind == "UNARY_OPERATOR" and node.unary_operator == "*":
+            children = node.children()
+            if not children:
+                return None
+            node = children[0].unwrapped()
+        elif node.kind == "DECL_REF_EXPR":
+            return node
+        else:
+            return None
 
 
 def lvalue_path(expression: Node) -> tuple[Node | None, list[tuple[str, Any]]]:

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import clang.cindex as cindex
 
-from hexlint.c.node import DECLARATION_KINDS, Node, declaration_key, declarations_of, file_of, kind_name
+from hexlint.c.node import _KIND_NAMES, DECLARATION_KINDS, Node, declaration_key, declarations_of, file_of, kind_name
 from hexlint.c.parse import ParsedUnit
 
 _T = TypeVar("_T")
@@ -54,6 +54,7 @@ class UnitIndex:
         self._function_starts: dict[str, list[int]] = {}
         self._all_functions: list[Node] | None = None
         self._top_functions: dict[int, Node] | None = None
+        self._by_top: dict[str, dict[int, list[Node]]] = {}
         # Facts rules derive from this unit, shared between rules; they live exactly as long as the unit.
         self.memo: dict[Hashable, Any] = {}
         if unit.translation_unit is not None:
@@ -97,8 +98,9 @@ class UnitIndex:
         open_nodes: list[tuple[bytes, list[Node]]] = []
         declarations = self._declarations = declarations_of(translation_unit)
         # Every node of a top-level declaration is in its file, unless an #include sits inside its extent.
-        current_path: list[str | None] = [None]
-        current_top = [-1]
+        path: str | None = None
+        top = -1
+        known_kinds = _KIND_NAMES
 
         def visit(cursor: cindex.Cursor, parent: cindex.Cursor, _data: object) -> int:
             parent_key = bytes(parent)
@@ -107,10 +109,9 @@ class UnitIndex:
                 while len(open_nodes) > 1 and open_nodes[-1][0] != parent_key:
                     open_nodes.pop()
                 open_node = open_nodes[-1]
-            cursor._tu = translation_unit
             kind_id = cursor._kind_id
             children: list[Node] = []
-            node = Node(cursor, kind_name(kind_id), current_path[0], children, current_top[0])
+            node = Node(cursor, known_kinds.get(kind_id) or kind_name(kind_id), path, children, top, translation_unit)
             open_node[1].append(node)
             by_kind[kind_id].append(node)
             raw = bytes(cursor)
@@ -121,15 +122,14 @@ class UnitIndex:
 
         callback = cindex.cursor_visit_callback(visit)
         for cursor, name in zip(top_level, top_level_files, strict=True):
-            cursor._tu = translation_unit
-            node = Node(cursor, kind_name(cursor._kind_id), name, [], len(self._top_nodes))
-            current_top[0] = node.top_index
+            node = Node(cursor, kind_name(cursor._kind_id), name, [], len(self._top_nodes), translation_unit)
+            top = node.top_index
             self._top_nodes.append(node)
             by_kind[cursor._kind_id].append(node)
             raw = bytes(cursor)
             if cursor._kind_id in DECLARATION_KINDS:
                 declarations.setdefault(declaration_key(raw), node)
-            current_path[0] = None if _INCLUDE.search(self.source_bytes(name), *node._load_offsets()) else name
+            path = None if _INCLUDE.search(self.source_bytes(name), *node._load_offsets()) else name
             open_nodes[:] = [(raw, node._children)]
             visit_children(cursor, callback, [])
 
@@ -141,6 +141,20 @@ class UnitIndex:
         if len(kinds) > 1:
             found.sort(key=lambda node: (node.path, node.start_offset))
         return found
+
+    def is_top(self, node: Node) -> bool:
+        """Whether the node is one of this unit's top-level declarations (the walk built it as one)."""
+        return 0 <= node.top_index < len(self._top_nodes) and self._top_nodes[node.top_index] is node
+
+    def nodes_in_top(self, kind: str, top: Node) -> list[Node]:
+        """The nodes of one CursorKind name the walk built in the top-level declaration `top` (see `is_top`),
+        itself included, in walk order: its subtree's nodes of that kind, grouped once per kind for every top."""
+        groups = self._by_top.get(kind)
+        if groups is None:
+            groups = self._by_top[kind] = defaultdict(list)
+            for node in self._nodes_by_kind.get(_kind_id(kind), ()):
+                groups[node.top_index].append(node)
+        return groups.get(top.top_index, [])
 
     @property
     def functions(self) -> dict[str, Node]:

@@ -54,6 +54,7 @@ class Node:
         "_path",
         "_referenced",
         "_spelling",
+        "_tu",
         "_type_kind",
         "_type_spelling",
         "kind",
@@ -67,6 +68,7 @@ class Node:
         path: str | None = None,
         children: list[Node] | None = None,
         top_index: int = -1,
+        translation_unit: object = None,
     ) -> None:
         # The other slots stay unset until first asked for (an AttributeError the first time): the index walk makes
         # every node of the project, and each store here costs it.
@@ -78,6 +80,9 @@ class Node:
         # Which top-level declaration of its unit the node is in (its position in the index walk), -1 when the walk
         # did not build it: "is this node in that function" without locating either.
         self.top_index = top_index
+        # Kept here, not on the cursor: an attribute on a ctypes object costs it a dict, for every node of the walk.
+        # cindex's own methods read it from the cursor: `_bound()` puts it there for the few that need it.
+        self._tu = translation_unit if translation_unit is not None else getattr(cursor, "_tu", None)
 
     def __eq__(self, other: object) -> bool:
         # clang_equalCursors tells apart copies of one node reached along different walks; hash + extent does not.
@@ -104,12 +109,7 @@ class Node:
         try:
             return self._spelling
         except AttributeError:
-            try:
-                self._spelling: str = cindex._CXString.from_result(
-                    cindex.conf.lib.clang_getCursorSpelling(self._cursor)
-                )
-            except UnicodeDecodeError:
-                self._spelling = ""
+            self._spelling: str = cursor_spelling(self._cursor)
             return self._spelling
 
     @property
@@ -155,7 +155,7 @@ class Node:
         try:
             return self._location
         except AttributeError:
-            self._location: tuple[str, int, int] = expansion_location(self._cursor)
+            self._location: tuple[str, int, int] = expansion_location(self._cursor, self._tu)
             return self._location
 
     @property
@@ -207,7 +207,7 @@ class Node:
 
     def children(self) -> list[Node]:
         if self._children is None:
-            self._children = _children_of(self._cursor)
+            self._children = _children_of(self._cursor, self._tu)
         return self._children
 
     def walk(self) -> Iterator[Node]:
@@ -236,7 +236,7 @@ class Node:
             kept = self._referenced
         except AttributeError:
             cursor = cindex.conf.lib.clang_getCursorReferenced(self._cursor)
-            target = _node_for(cursor, getattr(self._cursor, "_tu", None))
+            target = _node_for(cursor, self._tu)
             # Weakly: a node's target may be its own ancestor (a recursive call, a self-referential struct), and the
             # tree must stay free of cycles so that a finished run frees it without the cyclic collector.
             self._referenced: Callable[[], Node | None] = weakref.ref(target) if target is not None else _none
@@ -246,10 +246,10 @@ class Node:
     @property
     def type_declaration(self) -> Node | None:
         """The declaration of this node's type, looking through pointers and typedefs (e.g. the struct of `kparams`)."""
-        clang_type = self._cursor.type.get_canonical()
+        clang_type = self._bound().type.get_canonical()
         while clang_type.kind == cindex.TypeKind.POINTER:
             clang_type = clang_type.get_pointee().get_canonical()
-        return _node_for(cindex.conf.lib.clang_getTypeDeclaration(clang_type), getattr(self._cursor, "_tu", None))
+        return _node_for(cindex.conf.lib.clang_getTypeDeclaration(clang_type), self._tu)
 
     @property
     def is_definition(self) -> bool:
@@ -262,7 +262,9 @@ class Node:
 
     def arguments(self) -> list[Node]:
         """The argument expressions of a CALL_EXPR, in order (empty for other nodes)."""
-        return [Node(argument) for argument in self._cursor.get_arguments()] if self.kind == "CALL_EXPR" else []
+        if self.kind != "CALL_EXPR":
+            return []
+        return [Node(argument, translation_unit=self._tu) for argument in self._bound().get_arguments()]
 
     @property
     def binary_operator(self) -> str:
@@ -286,7 +288,7 @@ class Node:
         if len(children) != 2:
             return ""
         left_end = children[0].end_offset
-        for token in self._cursor.get_tokens():
+        for token in self._bound().get_tokens():
             if token.extent.start.offset >= left_end and token.kind == cindex.TokenKind.PUNCTUATION:
                 return token.spelling
         return ""
@@ -304,7 +306,7 @@ class Node:
         return self.unary_operator == "*"
 
     def tokens(self) -> list[str]:
-        return [_text(lambda t=token: t.spelling) for token in self._cursor.get_tokens()]
+        return [_text(lambda t=token: t.spelling) for token in self._bound().get_tokens()]
 
     @property
     def text(self) -> str:
@@ -358,7 +360,14 @@ class Node:
     @property
     def raw(self) -> cindex.Cursor:
         """Escape hatch for hexlint/c only."""
-        return self._cursor
+        return self._bound()
+
+    def _bound(self) -> cindex.Cursor:
+        """The cursor, carrying its TU for the cindex methods that read it (tokens, types, arguments)."""
+        cursor = self._cursor
+        if self._tu is not None:
+            cursor._tu = self._tu
+        return cursor
 
 
 _NO_BYTES = bytes(8)
@@ -401,26 +410,62 @@ def _node_for(cursor: cindex.Cursor, translation_unit: object) -> Node | None:
     kind_id = cursor._kind_id
     if kind_id == 0 or 70 <= kind_id <= 73:  # CXCursor_FirstInvalid..LastInvalid (the null cursor is one)
         return None
-    cursor._tu = translation_unit
     if translation_unit is not None and kind_id in DECLARATION_KINDS:
         known = _declarations.get(id(translation_unit))
         node = known.get(declaration_key(bytes(cursor))) if known is not None else None
         if node is not None:
             return node
-    return Node(cursor, kind_name(kind_id))
+    return Node(cursor, kind_name(kind_id), translation_unit=translation_unit)
 
 
-def _children_of(cursor: cindex.Cursor) -> list[Node]:
+def _children_of(cursor: cindex.Cursor, translation_unit: object) -> list[Node]:
     children: list[Node] = []
-    translation_unit = getattr(cursor, "_tu", None)
 
     def visit(child: cindex.Cursor, _parent: cindex.Cursor, _data: object) -> int:
-        child._tu = translation_unit
-        children.append(Node(child, kind_name(child._kind_id)))
+        children.append(Node(child, kind_name(child._kind_id), translation_unit=translation_unit))
         return 1  # CXChildVisit_Continue
 
     cindex.conf.lib.clang_visitChildren(cursor, cindex.cursor_visit_callback(visit), [])
     return children
+
+
+class _String(ctypes.Structure):
+    """CXString, without cindex's finaliser: disposed as soon as read."""
+
+    _fields_ = [("data", ctypes.c_void_p), ("private_flags", ctypes.c_uint)]
+
+
+_spelling_functions: tuple | None = None
+
+
+def cursor_spelling(cursor: cindex.Cursor) -> str:
+    """clang_getCursorSpelling as text ("" when not UTF-8), through private prototypes: cindex's string wrapper
+    costs more than the three calls."""
+    global _spelling_functions
+    if _spelling_functions is None:
+        lib = cindex.conf.lib
+        spelling = lib._FuncPtr(("clang_getCursorSpelling", lib))
+        spelling.argtypes = [cindex.Cursor]
+        spelling.restype = _String
+        text = lib._FuncPtr(("clang_getCString", lib))
+        text.argtypes = [_String]
+        text.restype = ctypes.c_char_p
+        dispose = lib._FuncPtr(("clang_disposeString", lib))
+        dispose.argtypes = [_String]
+        dispose.restype = None
+        _spelling_functions = (spelling, text, dispose)
+    spelling, text, dispose = _spelling_functions
+    value = spelling(cursor)
+    try:
+        raw = text(value)
+    finally:
+        dispose(value)
+    if not raw:
+        return ""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
 
 
 class _Location(ctypes.Structure):
@@ -458,9 +503,8 @@ def file_name_cache(translation_unit: object) -> dict[int, str]:
     return cache
 
 
-def expansion_location(cursor: cindex.Cursor) -> tuple[str, int, int]:
+def expansion_location(cursor: cindex.Cursor, translation_unit: object) -> tuple[str, int, int]:
     """(file name, line, column) of a cursor's location, as cindex's `cursor.location` would give, only cheaper."""
-    translation_unit = getattr(cursor, "_tu", None)
     if translation_unit is None:
         location = cursor.location
         return (_text(lambda: location.file.name) if location.file else "", location.line, location.column)
