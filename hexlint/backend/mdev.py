@@ -778,13 +778,15 @@ class MdevFacts:
         found: list[MdevName] = []
         for name in sorted(self.worker_names() & {function.name for function in self.candidates(b"mdev")}):
             function = self.function(name)
-            if function is None or b"mdev" not in function.own:
+            if function is None:
                 continue
-            match = re.search(rb"\b\w*mdev\w*\b", function.own)
+            # A worker stamped out by a macro is read in its #define and placed at the invocation (as coordinates).
+            stamped = function.node.is_macro_expansion
+            text = function.expanded if stamped else function.own
+            match = re.search(rb"\b\w*mdev\w*\b", text) if b"mdev" in text else None
             if match:
-                found.append(
-                    MdevName(function.place(match.start(), match.end()), match.group(0).decode(), "worker", name)
-                )
+                place = function.place(0, len(function.own)) if stamped else function.place(match.start(), match.end())
+                found.append(MdevName(place, match.group(0).decode(), "worker", name))
         context = re.compile(self.settings.context_struct_pattern)
         seen: set[tuple[str, int]] = set()
         for unit in self.project.kernel_units():
