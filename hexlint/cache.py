@@ -89,7 +89,7 @@ class Store:
         }
         path = self._path(namespace, key)
         # An unwritable cache is an empty one: the next run computes what it would have read. The run still says so
-        # once (unwritable_caches), or every run would pay a cold run's cost without knowing why.
+        # once (take_unwritable_caches), or every run would pay a cold run's cost without knowing why.
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             _mark_ignored(self.directory)
@@ -123,9 +123,12 @@ class Store:
 _unwritable: dict[str, str] = {}
 
 
-def unwritable_caches() -> dict[str, str]:
-    """Each cache directory a write failed in during this process, with why (the first failure's reason)."""
-    return dict(_unwritable)
+def take_unwritable_caches() -> dict[str, str]:
+    """Each cache directory a write failed in since the last call, with why (the first failure's reason); a
+    process that runs again and again (the tests, --watch, the server) hears of each run's failures once."""
+    taken = dict(_unwritable)
+    _unwritable.clear()
+    return taken
 
 
 def _remove(path: str) -> None:

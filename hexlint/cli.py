@@ -520,6 +520,8 @@ def _with_configuration(
 
 
 def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    if (cache := sys.modules.get("hexlint.cache")) is not None:
+        cache.take_unwritable_caches()  # an earlier run's failures in this process were that run's to report
     if arguments.watch:
         from hexlint import watch
 
@@ -591,15 +593,18 @@ def run_lint(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
             result.diagnostics, result.files_checked, result.fixed, settings.unsafe_fixes, fix_flag=fix_flag
         )
         stderr.write(summary + extra + "\n")
-        _warn_of_unwritable_caches(stderr)
+    _warn_of_unwritable_caches(stderr, arguments.quiet)
     return exit_status(result, arguments)
 
 
-def _warn_of_unwritable_caches(stderr: TextIO) -> None:
+def _warn_of_unwritable_caches(stderr: TextIO, quiet: bool) -> None:
     cache = sys.modules.get("hexlint.cache")  # not imported: no cache was used, nothing to say
     if cache is None:
         return
-    for directory, reason in sorted(cache.unwritable_caches().items()):
+    failures = cache.take_unwritable_caches()
+    if quiet:
+        return
+    for directory, reason in sorted(failures.items()):
         stderr.write(
             f"hexlint: warning: cannot write the cache in {directory}: {reason}; nothing of this run is kept\n"
         )
