@@ -436,3 +436,21 @@ def test_an_edited_database_is_read_again(tmp_path: Path, monkeypatch: pytest.Mo
     os.utime(database, ns=(later, later))
     assert parse.compile_command_arguments(str(database), str(sources[0])) == ["-DEDITED"]
     assert len(calls) == 2
+
+
+def test_a_reference_to_a_declaration_the_walk_did_not_build_is_found_again_after_it_was_freed(
+    tmp_path: Path,
+) -> None:
+    """A member of a struct declared in a header another unit owns has a target of its own, held weakly: once that
+    node is freed, asking again must find it again, not answer None, or what a rule learns depends on which rule
+    asked first (HX104 ahead of HX113 once hid six findings)."""
+    import gc
+
+    write(tmp_path / "htp" / "spad.h", "struct htp_spad { unsigned char *data; };\n")
+    path = kernel_file(tmp_path, '#include "spad.h"\nunsigned char *f(struct htp_spad *s) { return s->data; }\n')
+    unit_index = index.UnitIndex(parse_kernel(path, include_dirs=(str(tmp_path / "htp"),)))
+    (member,) = [node for node in unit_index.nodes("MEMBER_REF_EXPR") if node.spelling == "data"]
+    assert member.referenced is not None and member.referenced.kind == "FIELD_DECL"
+    gc.collect()
+    target = member.referenced
+    assert target is not None and target.spelling == "data"

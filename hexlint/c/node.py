@@ -233,15 +233,20 @@ class Node:
     @property
     def referenced(self) -> Node | None:
         try:
-            kept = self._referenced
+            target = self._referenced()
         except AttributeError:
-            cursor = cindex.conf.lib.clang_getCursorReferenced(self._cursor)
-            target = _node_for(cursor, self._tu)
-            # Weakly: a node's target may be its own ancestor (a recursive call, a self-referential struct), and the
-            # tree must stay free of cycles so that a finished run frees it without the cyclic collector.
-            self._referenced: Callable[[], Node | None] = weakref.ref(target) if target is not None else _none
-            return target
-        return kept()
+            target = None
+        else:
+            if target is not None or self._referenced is _none:
+                return target
+        # Not asked yet, or the target was a node of its own (a declaration the index walk did not build) that is
+        # gone: looked up again, so what a node refers to never depends on which rule asked first.
+        cursor = cindex.conf.lib.clang_getCursorReferenced(self._cursor)
+        target = _node_for(cursor, self._tu)
+        # Weakly: a node's target may be its own ancestor (a recursive call, a self-referential struct), and the
+        # tree must stay free of cycles so that a finished run frees it without the cyclic collector.
+        self._referenced: Callable[[], Node | None] = weakref.ref(target) if target is not None else _none
+        return target
 
     @property
     def type_declaration(self) -> Node | None:
