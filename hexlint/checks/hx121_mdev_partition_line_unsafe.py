@@ -50,14 +50,7 @@ def _problem(partition: Partition, line_size: int, line_names: re.Pattern[str], 
     line_derived = [leaf for leaf in line_derived if leaf not in rows_by_formula]
     if rows_by_formula:
         other = [leaf for leaf in other if leaf != "1"]
-        missing = [
-            name
-            for name, present in (
-                ("contiguity", partition.checks_contiguity),
-                ("alignment", partition.checks_alignment),
-            )
-            if not present
-        ]
+        missing = _missing_checks(partition)
         if missing and not other:
             return (
                 f"rows per chunk by `128 / gcd(row_size, 128)` without the {' and '.join(missing)} check of the "
@@ -72,14 +65,7 @@ def _problem(partition: Partition, line_size: int, line_names: re.Pattern[str], 
             "chunk, or elements per line under the contiguity and alignment checks (0 when they fail)."
         )
     if line_derived:
-        missing = [
-            name
-            for name, present in (
-                ("contiguity", partition.checks_contiguity),
-                ("alignment", partition.checks_alignment),
-            )
-            if not present
-        ]
+        missing = _missing_checks(partition)
         if missing:
             return (
                 f"an element partition by 128-byte lines without the {' and '.join(missing)} check of the "
@@ -92,6 +78,12 @@ def _problem(partition: Partition, line_size: int, line_names: re.Pattern[str], 
                 "destination is not contiguous or not aligned."
             )
     return None
+
+
+def _missing_checks(partition: Partition) -> list[str]:
+    """The destination checks a line-sized split needs that its function does not make."""
+    checks = (("contiguity", partition.checks_contiguity), ("alignment", partition.checks_alignment))
+    return [name for name, present in checks if not present]
 
 
 def _line_count(leaf: str, line_size: int, line_names: re.Pattern[str]) -> bool:
