@@ -29,6 +29,8 @@ class LoopRegion:
     end: int
     condition: str
     from_macro: bool
+    init: str = ""  # a `for`'s init and increment clauses ("" for other loops and unread headers)
+    increment: str = ""
 
     def holds(self, place: NodePlace) -> bool:
         if self.from_macro and place.spelled_in_macro and place.spelling_path == self.path:
@@ -155,7 +157,11 @@ def loop_regions(unit: UnitIndex) -> list[LoopRegion]:
                 continue  # cannot tell where a macro's loop ends: say nothing rather than guess
             regions.append(LoopRegion(loop, path, start, end or start, "", from_macro))
             continue
-        regions.append(LoopRegion(loop, path, shape.repeated_start, shape.end, shape.condition, from_macro))
+        regions.append(
+            LoopRegion(
+                loop, path, shape.repeated_start, shape.end, shape.condition, from_macro, shape.init, shape.increment
+            )
+        )
     return regions
 
 
@@ -173,6 +179,8 @@ class LoopShape:
     repeated_start: int
     end: int
     condition: str
+    init: str = ""
+    increment: str = ""
 
 
 def loop_shape(data: bytes, start: int, end: int | None) -> LoopShape | None:
@@ -184,19 +192,21 @@ def loop_shape(data: bytes, start: int, end: int | None) -> LoopShape | None:
         close_paren = _matching(data, open_paren, limit)
         if close_paren is None:
             return None
-        header = data[open_paren + 1 : close_paren]
+        init = increment = b""
         if keyword == b"for":
-            parts = _split_top_level(header, b";")
+            parts = split_top_level(data, open_paren + 1, close_paren, b";")
             if len(parts) != 3:
                 return None
-            repeated_start = open_paren + 1 + len(parts[0]) + 1
-            condition = parts[1]
+            init, condition, increment = (data[part_start:part_end] for part_start, part_end in parts)
+            repeated_start = parts[1][0]
         else:
-            repeated_start, condition = start, header
+            repeated_start, condition = start, data[open_paren + 1 : close_paren]
         body_end = end if end is not None else _statement_end(data, close_paren + 1, limit)
         if body_end is None:
             return None
-        return LoopShape(repeated_start, body_end, condition.decode("utf-8", errors="replace"))
+        return LoopShape(
+            repeated_start, body_end, *(text.decode("utf-8", errors="replace") for text in (condition, init, increment))
+        )
     if keyword == b"do":
         body_end = end if end is not None else _statement_end(data, start + 2, limit)
         if body_end is None:
@@ -273,19 +283,25 @@ def macro_definition_end(data: bytes, position: int) -> int:
     return end if end >= 0 else len(data)
 
 
-def _split_top_level(text: bytes, separator: bytes) -> list[bytes]:
-    parts, depth, begin = [], 0, 0
-    for index in range(len(text)):
-        byte = text[index]
+def split_top_level(data: bytes, start: int, end: int, separator: bytes) -> list[tuple[int, int]]:
+    """(start, end) of each piece of data[start:end] between `separator`s outside brackets (`;` of a `for` header,
+    `&&` of a condition). Literals are not skipped: callers that may meet them split blanked text (mdev.blank)."""
+    pieces: list[tuple[int, int]] = []
+    depth, begin, index = 0, start, start
+    while index < end:
+        byte = data[index]
         if byte in _OPENERS:
             depth += 1
         elif byte in (ord(")"), ord("]"), ord("}")):
             depth -= 1
-        elif text[index : index + 1] == separator and depth == 0:
-            parts.append(text[begin:index])
-            begin = index + 1
-    parts.append(text[begin:])
-    return parts
+        elif depth == 0 and data.startswith(separator, index, end):
+            pieces.append((begin, index))
+            index += len(separator)
+            begin = index
+            continue
+        index += 1
+    pieces.append((begin, end))
+    return pieces
 
 
 class LoopFinder:

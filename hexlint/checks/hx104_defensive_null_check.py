@@ -6,6 +6,8 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from hexlint.backend.loops import split_top_level
+from hexlint.backend.mdev import blank, matching
 from hexlint.backend.model import BackendModel
 from hexlint.backend.pointers import CheckedPointer, NullCheck, NullCheckSettings, Provenance, is_null_constant
 from hexlint.c.index import UnitIndex
@@ -248,19 +250,24 @@ def _assertion_fix(null_check: NullCheck) -> Fix | None:
     if data[statement.start_offset : name_end] != macro.encode():
         return None
     open_paren = name_end + len(data[name_end:]) - len(data[name_end:].lstrip(b" \t"))
-    close_paren = _matching_paren(data, open_paren)
-    if close_paren is None:
+    if data[open_paren : open_paren + 1] != b"(":
         return None
-    condition_start, condition_end = _split_top_level(data, open_paren + 1, close_paren, b",")[0]
+    # Brackets and separators are found in the text with comments and literals blanked (same offsets), so a `)` or
+    # `&&` in the message of `assert(p && "message")` is not taken for code.
+    blanked = blank(data)
+    close_paren = matching(blanked, open_paren)
+    if close_paren >= len(blanked):
+        return None
+    condition_start, condition_end = split_top_level(blanked, open_paren + 1, close_paren, b",")[0]
     condition = data[condition_start:condition_end]
     if (
         b"\\\n" in condition
-        or len(_split_top_level(data, condition_start, condition_end, b"||")) > 1
+        or len(split_top_level(blanked, condition_start, condition_end, b"||")) > 1
         or b"?" in condition
     ):
         return None  # only a plain `&&` chain: its always-true terms can go without regrouping the rest
     flagged = {_squeezed(pointer.text) for pointer in null_check.pointers}
-    terms = [data[start:end].strip() for start, end in _split_top_level(data, condition_start, condition_end, b"&&")]
+    terms = [data[start:end].strip() for start, end in split_top_level(blanked, condition_start, condition_end, b"&&")]
     kept = [term for term in terms if not _asserts_not_null(term.decode(errors="replace"), flagged)]
     if len(kept) == len(terms):
         return None
@@ -272,71 +279,6 @@ def _assertion_fix(null_check: NullCheck) -> Fix | None:
         return Fix(f"Remove the defensive `{macro}`", (Edit(path, start, end, b""),), safe=False)
     edit = Edit(path, condition_start, condition_end, b" && ".join(kept))
     return Fix(f"Remove the defensive NULL tests from the `{macro}`", (edit,), safe=False)
-
-
-def _matching_paren(data: bytes, open_paren: int) -> int | None:
-    """The offset of the `)` that closes the `(` at `open_paren`, past brackets, strings and characters."""
-    if data[open_paren : open_paren + 1] != b"(":
-        return None
-    depth = 0
-    offset = open_paren
-    while offset < len(data):
-        character = data[offset : offset + 1]
-        if character in (b'"', b"'"):
-            end = _literal_end(data, offset)
-            if end is None:
-                return None
-            offset = end
-            continue
-        if character in (b"(", b"[", b"{"):
-            depth += 1
-        elif character in (b")", b"]", b"}"):
-            depth -= 1
-            if depth == 0:
-                return offset
-        offset += 1
-    return None
-
-
-def _literal_end(data: bytes, start: int) -> int | None:
-    """The offset just past the string or character literal that opens at `start` (None if the line ends first)."""
-    quote = data[start : start + 1]
-    offset = start + 1
-    while offset < len(data):
-        character = data[offset : offset + 1]
-        if character == b"\\":
-            offset += 2
-        elif character == quote:
-            return offset + 1
-        elif character == b"\n":
-            return None
-        else:
-            offset += 1
-    return None
-
-
-def _split_top_level(data: bytes, start: int, end: int, separator: bytes) -> list[tuple[int, int]]:
-    """[start, end) cut at every `separator` outside brackets and literals."""
-    pieces: list[tuple[int, int]] = []
-    depth = 0
-    piece_start = offset = start
-    while offset < end:
-        character = data[offset : offset + 1]
-        if character in (b'"', b"'"):
-            offset = _literal_end(data, offset) or end
-            continue
-        if character in (b"(", b"[", b"{"):
-            depth += 1
-        elif character in (b")", b"]", b"}"):
-            depth -= 1
-        elif depth == 0 and data.startswith(separator, offset):
-            pieces.append((piece_start, offset))
-            offset += len(separator)
-            piece_start = offset
-            continue
-        offset += 1
-    pieces.append((piece_start, end))
-    return pieces
 
 
 def _squeezed(text: str) -> str:

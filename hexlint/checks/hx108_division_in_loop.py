@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hexlint.backend.loops import LoopFinder, LoopRegion, is_loop_invariant
+from hexlint.backend.loops import LoopFinder, LoopRegion, is_loop_invariant, split_top_level
 from hexlint.backend.model import BackendModel
 from hexlint.backend.names import matches_any, string_list
 from hexlint.c.index import UnitIndex
@@ -63,7 +63,7 @@ def _unit_findings(model: BackendModel, unit: UnitIndex, settings: DivisionSetti
     divisions = [node for node in candidates if node.binary_operator in DIVISION_OPERATORS]
     if not divisions:
         return
-    finder = LoopFinder([region for region in model.loops(unit) if not _is_setup_loop(unit, region, settings)])
+    finder = LoopFinder([region for region in model.loops(unit) if not _is_setup_loop(region, settings)])
     for division in divisions:
         region = finder.innermost(division)
         if region is None:
@@ -91,78 +91,34 @@ def _unit_findings(model: BackendModel, unit: UnitIndex, settings: DivisionSetti
         yield _finding(unit, division, divisor, region, is_float, settings)
 
 
-def _is_setup_loop(unit: UnitIndex, region: LoopRegion, settings: DivisionSettings) -> bool:
+def _is_setup_loop(region: LoopRegion, settings: DivisionSettings) -> bool:
     """A loop bounded by the thread or task count runs a handful of times per op, and so does a pipeline's prologue
     (`for (t = 0, k = 0; t < n && k < 2; t++, k++)`: at most two trips): plain division is right there."""
     names = IDENTIFIER.findall(region.condition)
     if any(matches_any(name, settings.setup_loop_bounds) for name in names):
         return True
-    return _trips_at_most(unit, region, settings.max_setup_trips)
+    return _trips_at_most(region, settings.max_setup_trips)
 
 
 _COUNTED = re.compile(r"^\(?\s*([A-Za-z_]\w*)\s*(<=|<|!=)\s*(\d+)[uU]?\s*\)?$")
 
 
-def _trips_at_most(unit: UnitIndex, region: LoopRegion, limit: int) -> bool:
+def _trips_at_most(region: LoopRegion, limit: int) -> bool:
     """A `for` one of whose `&&` conditions is `k < N` (N <= limit) on a counter its init sets to 0 and its increment
     steps by one: whatever else the condition says, the body runs at most N times."""
-    loop = region.loop
-    if loop.kind != "FOR_STMT" or region.from_macro or loop.is_macro_expansion:
+    if region.loop.kind != "FOR_STMT" or region.from_macro or region.loop.is_macro_expansion:
         return False
-    header = _for_header(unit.source_bytes(loop.path), loop.start_offset)
-    if header is None:
-        return False
-    init, condition, increment = header
-    for conjunct in _top_level_split(condition, "&&"):
-        match = _COUNTED.match(conjunct.strip())
+    condition = region.condition.encode()
+    for start, end in split_top_level(condition, 0, len(condition), b"&&"):
+        match = _COUNTED.match(condition[start:end].decode().strip())
         if match is None:
             continue
         name, operator, bound = match.group(1), match.group(2), int(match.group(3))
         trips = bound + 1 if operator == "<=" else bound
-        counted = re.search(rf"(?:\+\+\s*{name}\b|\b{name}\s*(?:\+\+|\+=\s*1\b))", increment)
-        if trips <= limit and counted and re.search(rf"\b{name}\s*=\s*0\b", init):
+        counted = re.search(rf"(?:\+\+\s*{name}\b|\b{name}\s*(?:\+\+|\+=\s*1\b))", region.increment)
+        if trips <= limit and counted and re.search(rf"\b{name}\s*=\s*0\b", region.init):
             return True
     return False
-
-
-def _for_header(data: bytes, start: int) -> tuple[str, str, str] | None:
-    """The init, condition and increment of the `for (...)` written at `start`."""
-    text = data[start : start + 2000].decode("utf-8", "replace")
-    match = re.match(r"for\s*\(", text)
-    if match is None:
-        return None
-    depth, pieces, piece_start = 1, [], match.end()
-    for offset in range(match.end(), len(text)):
-        character = text[offset]
-        if character in "([{":
-            depth += 1
-        elif character in ")]}":
-            depth -= 1
-            if depth == 0:
-                pieces.append(text[piece_start:offset])
-                return (pieces[0], pieces[1], pieces[2]) if len(pieces) == 3 else None
-        elif character == ";" and depth == 1:
-            pieces.append(text[piece_start:offset])
-            piece_start = offset + 1
-    return None
-
-
-def _top_level_split(text: str, separator: str) -> list[str]:
-    pieces, depth, start, offset = [], 0, 0, 0
-    while offset < len(text):
-        character = text[offset]
-        if character in "([{":
-            depth += 1
-        elif character in ")]}":
-            depth -= 1
-        elif depth == 0 and text.startswith(separator, offset):
-            pieces.append(text[start:offset])
-            offset += len(separator)
-            start = offset
-            continue
-        offset += 1
-    pieces.append(text[start:])
-    return pieces
 
 
 def _finding(
