@@ -364,7 +364,8 @@ def _line_column(lines: list[int], offset: int) -> tuple[int, int]:
     return index + 1, offset - lines[index] + 1
 
 
-def _blanked_file(unit: UnitIndex, path: str) -> bytes:
+def blanked_file(unit: UnitIndex, path: str) -> bytes:
+    """A file of the unit with comments and literals blanked (blank()), made once per unit and path."""
     return memoized(unit.memo, ("mdev.blanked", path), lambda: blank(unit.source_bytes(path)))
 
 
@@ -403,7 +404,7 @@ class MdevFacts:
             if name not in self.text.functions:
                 return None
             unit, node = self.text.functions[name]
-            blanked = _blanked_file(unit, node.path)
+            blanked = blanked_file(unit, node.path)
             own = blanked[node.start_offset : node.end_offset]
             expanded = b"\n".join([own, *self.text.chunks(name)[1:]])
             found = FunctionText(name, unit, node, node.path, node.start_offset, own, expanded)

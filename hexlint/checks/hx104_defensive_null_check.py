@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from hexlint.backend.loops import split_top_level
-from hexlint.backend.mdev import blank, matching
+from hexlint.backend.mdev import blanked_file, matching
 from hexlint.backend.model import BackendModel
 from hexlint.backend.pointers import CheckedPointer, NullCheck, NullCheckSettings, Provenance, is_null_constant
 from hexlint.c.index import UnitIndex
@@ -254,7 +254,7 @@ def _assertion_fix(null_check: NullCheck) -> Fix | None:
         return None
     # Brackets and separators are found in the text with comments and literals blanked (same offsets), so a `)` or
     # `&&` in the message of `assert(p && "message")` is not taken for code.
-    blanked = blank(data)
+    blanked = blanked_file(unit, statement.path)  # once per file, shared with the mdev rules
     close_paren = matching(blanked, open_paren)
     if close_paren >= len(blanked):
         return None
