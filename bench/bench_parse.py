@@ -74,13 +74,14 @@ def bare_parse(files: Sequence[tuple[str, str, parse.ParseSettings]]) -> int:
     return len(files)
 
 
-def best_of(rounds: int, *jobs: Callable[[], object]) -> list[float]:
-    best = [float("inf")] * len(jobs)
+def best_of(rounds: int, *jobs: Callable[[], object]) -> list[tuple[float, float]]:
+    """(wall, CPU) seconds of each job's best round by wall time; CPU counts every thread of this process."""
+    best = [(float("inf"), float("inf"))] * len(jobs)
     for _ in range(rounds):
         for position, job in enumerate(jobs):
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             job()
-            best[position] = min(best[position], time.perf_counter() - start)
+            best[position] = min(best[position], (time.perf_counter() - start, time.process_time() - start_cpu))
     return best
 
 
@@ -127,14 +128,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     def pipeline() -> None:
         findings.append(len(lint(list(arguments.trees), config, settings).diagnostics))
 
-    bare_seconds, pipeline_seconds = best_of(arguments.rounds, lambda: bare_parse(files), pipeline)
+    (bare_seconds, bare_cpu), (pipeline_seconds, pipeline_cpu) = best_of(
+        arguments.rounds, lambda: bare_parse(files), pipeline
+    )
     kernels = sum(role == parse.KERNEL for _, role, _ in files)
     print(f"trees:          {', '.join(arguments.trees)}")
     print(f"parsed files:   {len(files)} ({kernels} kernel, {len(files) - kernels} host), {line_count(files)} lines")
     print(f"rules:          {', '.join(settings.select)} ({findings[-1]} findings)")
-    print(f"bare parse:     {bare_seconds:.3f} s (best of {arguments.rounds})")
-    print(f"hexlint:        {pipeline_seconds:.3f} s (best of {arguments.rounds})")
+    print(f"bare parse:     {bare_seconds:.3f} s, {bare_cpu:.3f} s CPU (best of {arguments.rounds})")
+    print(f"hexlint:        {pipeline_seconds:.3f} s, {pipeline_cpu:.3f} s CPU (best of {arguments.rounds})")
     print(f"ratio:          {pipeline_seconds / bare_seconds:.2f}x (house aim <= 1.5x, issue 4: < 2x)")
+    # The walk and the rules' per-unit work run on the main thread while the parse thread parses the next file: the
+    # wall ratio counts a second core's help, the CPU ratio is the work itself.
+    print(f"CPU ratio:      {pipeline_cpu / bare_cpu:.2f}x")
     if arguments.per_rule:
         sources, _ = collect_files(list(arguments.trees), config)
         for name, seconds in per_rule_seconds(files, sources).items():

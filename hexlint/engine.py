@@ -401,10 +401,24 @@ def _parse_all(
     builds: Any = None,
     unit_cache: Any = None,
 ) -> list[Any]:
+    """Every file of `_parse_stream`, parsed."""
+    stream = _parse_stream(paths, config, settings, parse_settings, optional, builds, unit_cache)
+    return [unit for unit in stream if unit is not None]
+
+
+def _parse_stream(
+    paths: Sequence[str],
+    config: Config,
+    settings: RunSettings,
+    parse_settings: Any,
+    optional: frozenset[str] = frozenset(),
+    builds: Any = None,
+    unit_cache: Any = None,
+) -> Iterator[Any]:
     """Parse files in parallel threads with deep stacks: libclang releases the GIL while it parses (cursors cannot
     cross processes); with a `unit_cache` (hexlint/c/unit_cache.py), a unit whose files are unchanged is loaded
-    from its saved AST instead.
-    An unreadable file is an input error, or, when its key is in `optional` (context files), left out."""
+    from its saved AST instead. Each unit is yielded, in the order of `paths`, as soon as it is ready.
+    An unreadable file is an input error, or, when its key is in `optional` (context files), left out (None)."""
     from hexlint.c.parse import InputError as ParseInputError
     from hexlint.c.parse import ParsedUnit, arguments_for, parse_unit
 
@@ -426,8 +440,8 @@ def _parse_all(
             raise InputError(str(error)) from None
 
     if not paths:
-        return []
-    from hexlint.c.parse import on_deep_stacks
+        return iter(())
+    from hexlint.c.parse import deep_stack_results
 
     work = parse
     if settings.progress is not None:
@@ -442,8 +456,7 @@ def _parse_all(
                 report("parsed", done[0], len(paths))
             return unit
 
-    parsed = on_deep_stacks(work, paths, settings.jobs or usable_cores())
-    return [unit for unit in parsed if unit is not None]
+    return deep_stack_results(work, paths, settings.jobs or usable_cores())  # type: ignore[return-value]
 
 
 def usable_cores() -> int:
@@ -623,18 +636,28 @@ def compute_source_run(
     the run is indexed in a unit of the run; the cross-file rules see all of them, the others only the units that
     hold files of the run. `built_libraries`: the LibraryFacts of the libraries the same run audits."""
     from hexlint.backend.model import model_of
-    from hexlint.c.index import Project, build_project, included_files, project_headers_included
+    from hexlint.c.index import Project, ProjectBuilder, included_files, project_headers_included
 
     run_tus = [path for path in sources if is_translation_unit(path)]
     context_tus = [path for path in context if is_translation_unit(path)]
     in_context = {path_key(path) for path in context_tus}
+    project_files = [*sources, *context]
+    source_rules = [rule for rule in rules if rule.kind == "source"]
+    # Each unit is indexed (walked) as soon as it is parsed, while the threads parse the next ones: the walk costs
+    # little more than the last unit's. Units are indexed in the order of a whole run: the run's own, then the
+    # context, so a header of the run is indexed in a unit of the run.
+    builder = ProjectBuilder(project_files) if source_rules else None
     # One pool for both, so the context parses in parallel with the run's own files.
-    parsed = _parse_all(
+    parsed = []
+    for unit in _parse_stream(
         [*run_tus, *context_tus], config, settings, parse_settings, frozenset(in_context), builds, unit_cache
-    )
+    ):
+        if unit is not None:
+            parsed.append(unit)
+            if builder is not None:
+                builder.add(unit)
     units = [unit for unit in parsed if path_key(unit.path) not in in_context]
     context_units = [unit for unit in parsed if path_key(unit.path) in in_context]
-    project_files = [*sources, *context]
     included = {header for unit in parsed for header in project_headers_included(unit, project_files)}
     lone_headers = [path for path in sources if not is_translation_unit(path) and path_key(path) not in included]
     # A header of the tree that no unit includes is parsed on its own, as context when it is not the run's: a part of
@@ -644,8 +667,10 @@ def compute_source_run(
     lone = _parse_all(
         [*lone_headers, *lone_context], config, settings, parse_settings, frozenset(in_context), builds, unit_cache
     )
-    units += [unit for unit in lone if path_key(unit.path) not in in_context]
-    context_units += [unit for unit in lone if path_key(unit.path) in in_context]
+    lone_units = [unit for unit in lone if path_key(unit.path) not in in_context]
+    lone_context_units = [unit for unit in lone if path_key(unit.path) in in_context]
+    units += lone_units
+    context_units += lone_context_units
     loaded = sum(1 for unit in [*units, *context_units] if getattr(unit, "from_cache", False))
     source_run = SourceRun(
         units=[(unit.path, False, list(unit.diagnostics)) for unit in units]
@@ -655,14 +680,27 @@ def compute_source_run(
         ),
         parsed_units=len(units) + len(context_units) - loaded,
     )
-    source_rules = [rule for rule in rules if rule.kind == "source"]
     fresh = [unit for unit in [*units, *context_units] if not getattr(unit, "from_cache", False)]
-    if not source_rules:
+    if builder is None:
         if unit_cache is not None:
             unit_cache.save(fresh)
         return source_run
     in_run = {path_key(path) for path in sources}
-    project = build_project([*units, *context_units], project_files)
+    if lone_units and len(builder.indexes) > len(units) - len(lone_units):
+        # The run's lone headers come before the context in a whole run's order: the context units are indexed again
+        # after them, so each owns what it would there (rare: a run holding a header no unit includes).
+        reordered = ProjectBuilder(project_files)
+        for index in builder.indexes[: len(units) - len(lone_units)]:
+            reordered.adopt(index)
+        for unit in [*lone_units, *context_units[: len(context_units) - len(lone_context_units)]]:
+            reordered.add(unit)
+        builder = reordered
+    else:
+        for unit in lone_units:
+            builder.add(unit)
+    for unit in lone_context_units:
+        builder.add(unit)
+    project = builder.project()
     project.built_libraries = tuple(built_libraries)
     own = project
     if context_units:

@@ -141,17 +141,17 @@ def test_a_finished_run_keeps_no_translation_unit_alive(tmp_path: Path, monkeypa
     root = copy_kernel_tree(tmp_path)
     projects: list[weakref.ref[index.Project]] = []
     translation_units: list[weakref.ref[object]] = []
-    build = index.build_project
+    build = index.ProjectBuilder.project
 
-    def recording_build(*args: object, **kwargs: object) -> index.Project:
-        project = build(*args, **kwargs)  # type: ignore[arg-type]
+    def recording_build(builder: index.ProjectBuilder) -> index.Project:
+        project = build(builder)
         projects.append(weakref.ref(project))
         translation_units.extend(
             weakref.ref(unit.unit.translation_unit) for unit in project.units if unit.unit.translation_unit
         )
         return project
 
-    monkeypatch.setattr(index, "build_project", recording_build)
+    monkeypatch.setattr(index.ProjectBuilder, "project", recording_build)
     result = lint([str(root)], Config(), RunSettings(select=SOURCE_RULES, jobs=1))
     assert {diagnostic.code for diagnostic in result.diagnostics} >= {"HX103", "HX107", "HX108"}
     assert projects and translation_units

@@ -311,15 +311,39 @@ def included_files(unit: ParsedUnit) -> list[str]:
     return cached
 
 
+class ProjectBuilder:
+    """Indexes units one at a time, in the order given: a project header is indexed in the first unit that includes
+    it, so it is walked once. A lint run hands each unit over as soon as it is parsed, while the next ones parse."""
+
+    def __init__(self, project_files: Sequence[str] = ()) -> None:
+        self._wanted = {_realpath(path) for path in project_files}
+        self._owned: set[str] = set()
+        self.indexes: list[UnitIndex] = []
+
+    def add(self, unit: ParsedUnit) -> UnitIndex:
+        files = [os.path.realpath(unit.path)]
+        for header in included_files(unit):
+            if header in self._wanted and header not in self._owned:
+                self._owned.add(header)
+                files.append(header)
+        index = UnitIndex(unit, files)
+        self.indexes.append(index)
+        return index
+
+    def adopt(self, index: UnitIndex) -> UnitIndex:
+        """Takes a unit another builder indexed, with the headers it owns there (when the units before it are the
+        same, it would own the same headers here)."""
+        self._owned.update(index.indexed_files - {os.path.realpath(index.path)})
+        self.indexes.append(index)
+        return index
+
+    def project(self) -> Project:
+        return Project(list(self.indexes))
+
+
 def build_project(units: Sequence[ParsedUnit], project_files: Sequence[str] = ()) -> Project:
     """Index every unit; a project header is indexed in the first unit that includes it, so it is walked once."""
-    owned: set[str] = set()
-    indexes = []
+    builder = ProjectBuilder(project_files)
     for unit in units:
-        files = [os.path.realpath(unit.path)]
-        for header in project_headers_included(unit, project_files):
-            if header not in owned:
-                owned.add(header)
-                files.append(header)
-        indexes.append(UnitIndex(unit, files))
-    return Project(indexes)
+        builder.add(unit)
+    return builder.project()

@@ -10,7 +10,7 @@ import json
 import os
 import shlex
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -232,12 +232,24 @@ def on_deep_stacks(
     Every libclang parse runs here, never on the main thread (whose stack is the 8 MiB of `ulimit -s`). An exception
     in `function` is raised here, for the first item that raised it.
     """
+    return list(deep_stack_results(function, items, workers, stack_bytes))
+
+
+def deep_stack_results(
+    function: Callable[[str], object], items: Sequence[str], workers: int, stack_bytes: int | None = None
+) -> Iterator[object]:
+    """As `on_deep_stacks`, but each result is yielded, in order, as soon as it and those before it are done: the
+    caller works on one file's AST (with the GIL) while the threads parse the next ones (libclang releases it). An
+    exception is raised when its item's turn comes; a caller that stops early leaves the threads to finish their
+    items and drop them."""
     import threading
 
     results: list[object] = [None] * len(items)
     errors: list[BaseException | None] = [None] * len(items)
+    finished = [False] * len(items)
     next_item = iter(range(len(items)))
     lock = threading.Lock()
+    done = threading.Condition(lock)
 
     def work() -> None:
         while True:
@@ -245,11 +257,18 @@ def on_deep_stacks(
                 index = next(next_item, None)
             if index is None:
                 return
+            result: object = None
+            error: BaseException | None = None
             try:
-                results[index] = function(items[index])
-            except BaseException as error:  # carried to the calling thread, raised there
-                errors[index] = error
+                result = function(items[index])
+            except BaseException as raised:  # carried to the calling thread, raised there
+                error = raised
+            with done:
+                results[index], errors[index], finished[index] = result, error, True
+                done.notify_all()
 
+    if not items:
+        return
     previous = threading.stack_size(stack_bytes or PARSE_STACK_BYTES)
     try:
         threads = [threading.Thread(target=work, daemon=True) for _ in range(max(1, min(workers, len(items))))]
@@ -257,12 +276,16 @@ def on_deep_stacks(
             thread.start()
     finally:
         threading.stack_size(previous)
-    for thread in threads:
-        thread.join()
-    for error in errors:
+    for index in range(len(items)):
+        with done:
+            done.wait_for(lambda index=index: finished[index])
+            result, error = results[index], errors[index]
+            results[index] = None  # the caller owns it now
         if error is not None:
             raise error
-    return results
+        yield result
+    for thread in threads:
+        thread.join()
 
 
 def longest_unbroken_stretch(data: bytes) -> int:
