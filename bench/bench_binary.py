@@ -31,10 +31,10 @@ With --cache, only end-to-end commands instead, side by side on each library (de
 fixtures/htp-core/lib/*.so): `llvm-objdump-22 -d LIB > /dev/null` (no --mcpu, as a user types it) against
 `hexlint --spills LIB` with no cache (--no-cache; `no cache -j1` in one process), the default audit with no cache
 (`default`: `hexlint --no-cache LIB`, findings without the table), cold (an empty --cache-dir: the audit plus writing
-its entry, one worker per core, so a large library is audited in parts side by side on the cores the load average
-leaves idle), cold with --jobs 1 (one process), and warm (the entry there: nothing decoded), each a new process,
-interpreter start-up and imports included. On a busy machine `cold` is `cold -j1` (no idle core: no parts), and so
-are `no cache` and `default`: compare their cpu column there.
+its entry, one worker per core, so a large library is audited in parts side by side on the cores no other runnable
+task wants at that moment), cold with --jobs 1 (one process), and warm (the entry there: nothing decoded), each a new
+process, interpreter start-up and imports included. On a busy machine `cold` is `cold -j1` (no idle core: no parts),
+and so are `no cache` and `default`: compare their cpu column there.
 With --command and several libraries, the CI gate's own shape is timed as well: one command on all of them, with
 --jobs 1 (one library after another) and --jobs 0 (one worker per core), against objdump>null on each in turn.
 Both wall time and CPU time are shown: CPU time (user + system of this process for the audit, of the child for

@@ -82,6 +82,42 @@ def test_a_busy_machine_audits_a_library_whole(monkeypatch: pytest.MonkeyPatch) 
     assert binary_run._parts_of(LIBRARIES[:2], 4, arguments) == [2, 2]
 
 
+def _loadavg_reads(monkeypatch: pytest.MonkeyPatch, texts: list[str]) -> None:
+    """/proc/loadavg reads as `texts`, in turn; every other open as it is."""
+    import builtins
+    import io
+
+    real_open = builtins.open
+    reads = iter(texts)
+
+    def fake_open(file, *args, **kwargs):
+        if file == "/proc/loadavg":
+            return io.StringIO(next(reads))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", fake_open)
+
+
+def test_idle_cores_count_the_fewest_other_runnable_tasks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("hexlint.engine.usable_cores", lambda: 4)
+    monkeypatch.setattr(os, "getloadavg", lambda: (4.0, 4.0, 4.0))  # a minute of benchmarks: not what runs now
+    # this process, one task that stays and one gone by the second look: three cores idle
+    _loadavg_reads(monkeypatch, ["4.00 3.00 2.00 3/300 99\n", "4.00 3.00 2.00 2/300 99\n", "4.0 3.0 2.0 3/300 9\n"])
+    assert binary_run._idle_cores() == 3
+    # three other tasks want the CPU at every look: one core idle
+    _loadavg_reads(monkeypatch, ["0.1 0.1 0.1 4/300 99\n"] * 3)
+    assert binary_run._idle_cores() == 1
+    _loadavg_reads(monkeypatch, ["0.1 0.1 0.1 9/300 99\n"] * 3)
+    assert binary_run._idle_cores() == 0
+
+
+def test_idle_cores_fall_back_on_the_load_average(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("hexlint.engine.usable_cores", lambda: 4)
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.4, 1.0, 1.0))
+    _loadavg_reads(monkeypatch, ["not a load average\n"] * 3)
+    assert binary_run._idle_cores() == 2
+
+
 def _failing_in_part(number: int, failure):
     whole = binary_run.library_result
 

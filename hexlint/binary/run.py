@@ -566,15 +566,39 @@ def _part_child(
 
 
 def _idle_cores() -> int:
-    """Cores of this process that the last minute's load average leaves idle (all of them where it is unknown)."""
+    """Cores of this process that no other runnable task wants right now (all of them where that is unknown).
+
+    The kernel's count of runnable tasks (/proc/loadavg's fourth field), less this process, at its lowest of a few
+    looks 1 ms apart: a task that just started or is about to sleep (the shell that ran hexlint) is not a load. The
+    one-minute load average is the fallback: it still counts a benchmark's previous runs a minute later."""
     from hexlint.engine import usable_cores
 
     cores = usable_cores()
+    runnable = _runnable_tasks()
+    if runnable is not None:
+        return max(0, cores - max(0, runnable - 1))
     try:
         load = os.getloadavg()[0]
     except (OSError, AttributeError):
         return cores
     return max(0, int(cores - load + 0.5))
+
+
+def _runnable_tasks(looks: int = 3) -> int | None:
+    """The fewest runnable tasks (this one included) seen in `looks` reads of /proc/loadavg; None without it."""
+    import time
+
+    counts = []
+    for look in range(looks):
+        if look:
+            time.sleep(0.001)
+        try:
+            with open("/proc/loadavg", encoding="ascii") as stream:
+                fields = stream.read().split()
+            counts.append(int(fields[3].split("/")[0]))
+        except (OSError, IndexError, ValueError):
+            return None
+    return min(counts)
 
 
 # A part of a library's functions (its own process, ELF read, scan) pays from about this many bytes of library.
