@@ -949,7 +949,9 @@ def lint_once(paths: Sequence[str], config: Config, settings: RunSettings) -> tu
     def active_codes_for(path: str) -> frozenset[str]:
         return frozenset(code for code in ran_on_sources if not _code_ignored_for(path, code, config))
 
-    suppressions = _suppressions_in([*sources, *(diagnostic.span.path for diagnostic in kept)], cache)
+    # A finding without a line (a library's, a file's) has no comment that could suppress it: its file is not read.
+    lined = (diagnostic.span.path for diagnostic in kept if diagnostic.span.line is not None)
+    suppressions = _suppressions_in([*sources, *lined], cache)
     reported, suppressed, problems = kept, (), ()
     if suppressions:
         from hexlint.suppress import apply_suppressions
