@@ -635,7 +635,7 @@ def compute_source_run(
     """`context` files (the rest of the tree) are parsed and indexed too, after the run's own units so a header of
     the run is indexed in a unit of the run; the cross-file rules see all of them, the others only the units that
     hold files of the run. `built_libraries`: the LibraryFacts of the libraries the same run audits."""
-    from hexlint.backend.model import model_of
+    from hexlint.backend.model import model_of, prepare_unit
     from hexlint.c.index import Project, ProjectBuilder, included_files, project_headers_included
 
     run_tus = [path for path in sources if is_translation_unit(path)]
@@ -647,6 +647,8 @@ def compute_source_run(
     # little more than the last unit's. Units are indexed in the order of a whole run: the run's own, then the
     # context, so a header of the run is indexed in a unit of the run.
     builder = ProjectBuilder(project_files) if source_rules else None
+    # The facts the cross-file rules ask of every kernel unit, computed while the threads parse the next files.
+    prepare = prepare_unit if any(rule.scope == "project" for rule in source_rules) else None
     # One pool for both, so the context parses in parallel with the run's own files.
     parsed = []
     for unit in _parse_stream(
@@ -655,7 +657,9 @@ def compute_source_run(
         if unit is not None:
             parsed.append(unit)
             if builder is not None:
-                builder.add(unit)
+                index = builder.add(unit)
+                if prepare is not None:
+                    prepare(index)
     units = [unit for unit in parsed if path_key(unit.path) not in in_context]
     context_units = [unit for unit in parsed if path_key(unit.path) in in_context]
     included = {header for unit in parsed for header in project_headers_included(unit, project_files)}

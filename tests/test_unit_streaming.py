@@ -69,3 +69,29 @@ def test_a_lone_header_of_the_run_indexes_what_it_includes_before_the_context_do
     assert owner_of_shared_header(tmp_path, ["htp"], monkeypatch) == "user-ops.c"
     # The lone header alone: it comes before the context, though the context's unit was parsed (and walked) first.
     assert owner_of_shared_header(tmp_path, ["htp/lone.h"], monkeypatch) == "lone.h"
+
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
+
+
+def test_facts_prepared_while_parsing_give_the_findings_computed_on_demand(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hexlint.backend import model
+
+    prepared: list[str] = []
+    prepare = model.prepare_unit
+
+    def recording(unit: index.UnitIndex) -> None:
+        prepared.append(unit.role)
+        prepare(unit)
+
+    codes = ("HX108", "HX113", "HX114", "HX123", "HX124")
+    paths = [str(FIXTURES / code) for code in codes]
+    # kernel_globs: the single-file cases are kernel code, as the fixture tests lint them
+    settings = RunSettings(select=codes, kernel_globs=("*.c",), jobs=1)
+    monkeypatch.setattr(model, "prepare_unit", recording)
+    ahead = lint(paths, Config(), settings).diagnostics
+    assert "kernel" in prepared  # the facts were computed ahead, so the comparison below compares something
+    monkeypatch.setattr(model, "prepare_unit", lambda unit: None)
+    on_demand = lint(paths, Config(), settings).diagnostics
+    assert ahead == on_demand
+    assert len(ahead) > 15

@@ -22,6 +22,7 @@ from hexlint.backend import (
     kernel_params,
     loops,
     mdev,
+    names,
     ops,
     pointers,
     pragmas,
@@ -251,7 +252,7 @@ class BackendModel:
 
     def loops(self, unit: UnitIndex) -> list[loops.LoopRegion]:
         """The loops of a unit that repeat (not `do { } while (0)`), each with its repeated bytes."""
-        return memoized(unit.memo, "model.loops", lambda: loops.loop_regions(unit))
+        return unit_loops(unit)
 
     def loop_finder(self, unit: UnitIndex) -> loops.LoopFinder:
         """Answers "which loop repeats this node?" for one unit."""
@@ -264,13 +265,13 @@ class BackendModel:
         """Every unroll pragma of the kernel code with the loop it governs (its count resolved where it can be)."""
         return pragmas.governed_loops(self.project)
 
-    def vtcm_provenance(self, names: vtcm.VtcmNames) -> vtcm.VtcmProvenance:
+    def vtcm_provenance(self, vtcm_names: vtcm.VtcmNames) -> vtcm.VtcmProvenance:
         """Which locals, struct fields, parameters and returns hold a VTCM-derived pointer, each with its chain."""
-        return vtcm.vtcm_provenance(self.project, names)
+        return vtcm.vtcm_provenance(self.project, vtcm_names)
 
-    def vtcm_scalar_accesses(self, names: vtcm.VtcmNames) -> list[vtcm.ScalarAccess]:
+    def vtcm_scalar_accesses(self, vtcm_names: vtcm.VtcmNames) -> list[vtcm.ScalarAccess]:
         """Scalar loads and stores through VTCM-derived pointers (vector accesses and DMA descriptors aside)."""
-        return vtcm.scalar_accesses(self.project, names)
+        return vtcm.scalar_accesses(self.project, vtcm_names)
 
     # ------------------------------------------------------------ built libraries of the same run
 
@@ -291,6 +292,25 @@ def _tree_files(unit: UnitIndex) -> list[str]:
 
     foreign = (str(stubs_dir().resolve()) + os.sep, str(builtin_include_dir().resolve()) + os.sep)
     return [unit.path, *(path for path in included_files(unit.unit) if not path.startswith(foreign))]
+
+
+def unit_loops(unit: UnitIndex) -> list[loops.LoopRegion]:
+    return memoized(unit.memo, "model.loops", lambda: loops.loop_regions(unit))
+
+
+def prepare_unit(unit: UnitIndex) -> None:
+    """Computes ahead the facts of one kernel unit that the cross-file rules ask of every kernel unit: its names by
+    spelling, words, macros and loops. They are memoized on the unit, so the rules find them there. A lint run calls
+    this for each unit as soon as it is indexed, while the threads parse the next files: the main thread would wait
+    for them anyway. Each fact reads this unit alone. Not its field writes: they hold the unit itself, and a cycle
+    through a unit's memo keeps its translation unit alive after the run."""
+    if unit.role != "kernel":
+        return
+    for kind in ("CALL_EXPR", "MEMBER_REF_EXPR"):
+        names.by_spelling(unit, kind)
+    names.unit_words(unit)
+    vtcm.unit_macro_names(unit)
+    unit_loops(unit)
 
 
 def model_of(project: Project) -> BackendModel:

@@ -87,7 +87,7 @@ def may_spell(project: Project, unit: UnitIndex, name: str) -> bool:
     body of the project, or, where the project's macros paste identifiers (`##`), it is made of such words and of
     the literal pieces those macros paste."""
     word = name.encode()
-    words = _unit_words(unit)
+    words = unit_words(unit)
     macro_words, pasted_pieces, pastes = _macro_words(project)
     if word in words or word in macro_words:
         return True
@@ -105,7 +105,7 @@ def _made_of(word: bytes, known: Callable[[bytes], bool]) -> bool:
     return reachable[-1]
 
 
-def _unit_words(unit: UnitIndex) -> frozenset[bytes]:
+def unit_words(unit: UnitIndex) -> frozenset[bytes]:
     return memoized(
         unit.memo,
         "names.words",

@@ -633,7 +633,7 @@ def _unit_accesses(
     names: VtcmNames,
     mentions: _Mentions,
 ) -> Iterator[ScalarAccess]:
-    macros = _macro_names(unit)
+    macros = unit_macro_names(unit)
     inside = _mentioning_functions(unit, mentions, macros)
     candidates = [
         node
@@ -756,7 +756,7 @@ def _may_mention(unit: UnitIndex, node: Node, mentions: _Mentions, macros: froze
     return mentions.search(data, start, node.end_offset, function.spelling if function is not None else "")
 
 
-def _macro_names(unit: UnitIndex) -> frozenset[bytes]:
+def unit_macro_names(unit: UnitIndex) -> frozenset[bytes]:
     """The macros the unit's own files define (by their text: cheaper than asking the AST about every node)."""
     return memoized(
         unit.memo,
