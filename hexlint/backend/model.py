@@ -300,10 +300,9 @@ def unit_loops(unit: UnitIndex) -> list[loops.LoopRegion]:
 
 def prepare_unit(unit: UnitIndex) -> None:
     """Computes ahead the facts of one kernel unit that the cross-file rules ask of every kernel unit: its names by
-    spelling, words, macros and loops. They are memoized on the unit, so the rules find them there. A lint run calls
-    this for each unit as soon as it is indexed, while the threads parse the next files: the main thread would wait
-    for them anyway. Each fact reads this unit alone. Not its field writes: they hold the unit itself, and a cycle
-    through a unit's memo keeps its translation unit alive after the run."""
+    spelling, words, macros, loops and struct field writes. They are memoized on the unit, so the rules find them
+    there. A lint run calls this for each unit as soon as it is indexed, while the threads parse the next files: the
+    main thread would wait for them anyway. Each fact reads this unit alone."""
     if unit.role != "kernel":
         return
     for kind in ("CALL_EXPR", "MEMBER_REF_EXPR"):
@@ -311,6 +310,7 @@ def prepare_unit(unit: UnitIndex) -> None:
     names.unit_words(unit)
     vtcm.unit_macro_names(unit)
     unit_loops(unit)
+    pointers.field_writes(unit)
 
 
 def model_of(project: Project) -> BackendModel:

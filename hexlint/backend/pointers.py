@@ -279,7 +279,8 @@ class ProvenanceResolver:
         field = member.referenced
         if field is None or field.kind != "FIELD_DECL":
             return None
-        writes = [write for unit in self.peers for write in _field_writes(unit).get(_field_key(field), [])]
+        key = _field_key(field)
+        writes = [(unit, value) for unit in self.peers for value in field_writes(unit).get(key, [])]
         if not writes:
             return None
         kinds = set()
@@ -502,16 +503,17 @@ def _field_key(field: Node) -> tuple[str, int]:
     return (field.path, field.start_offset)
 
 
-def _field_writes(unit: UnitIndex) -> dict[tuple[str, int], list[tuple[UnitIndex, Node]]]:
+def field_writes(unit: UnitIndex) -> dict[tuple[str, int], list[Node]]:
     """The values stored into each struct field in a unit: designated (`.dst = p`) and positional initialisers,
-    and assignments (`params.dst = p`, `args->dst = p`)."""
+    and assignments (`params.dst = p`, `args->dst = p`). Only nodes: a unit kept in its own memo is a reference
+    cycle that keeps its translation unit alive after the run."""
 
-    def compute() -> dict[tuple[str, int], list[tuple[UnitIndex, Node]]]:
-        writes: dict[tuple[str, int], list[tuple[UnitIndex, Node]]] = {}
+    def compute() -> dict[tuple[str, int], list[Node]]:
+        writes: dict[tuple[str, int], list[Node]] = {}
 
         def add(field: Node | None, value: Node) -> None:
             if field is not None and field.kind == "FIELD_DECL":
-                writes.setdefault(_field_key(field), []).append((unit, value))
+                writes.setdefault(_field_key(field), []).append(value)
 
         for initializer in unit.nodes("INIT_LIST_EXPR"):
             elements = initializer.children()
