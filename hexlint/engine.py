@@ -12,6 +12,7 @@ No function here prints; the CLI decides what to show.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -620,6 +621,66 @@ def run_source_rules(
     return reported_findings(source_run, {path_key(path) for path in sources})
 
 
+def _kernels_first(paths: list[str], config: Config, settings: RunSettings) -> list[str]:
+    from hexlint.c.settings import KERNEL
+
+    return sorted(paths, key=lambda path: role_for(path, config, settings) != KERNEL)
+
+
+class _EarlyRules:
+    """The source rules run on the kernel units while the host units parse: the findings of each rule that did not
+    ask for the host units, by code; a rule that asked leaves no trace in the project's or the units' memos."""
+
+    def __init__(self, project: Any, built_libraries: Sequence[Any]) -> None:
+        self.project = project
+        project.built_libraries = tuple(built_libraries)
+        self.kernel_units = project.kernel_units()
+        self.findings: dict[str, list[Diagnostic]] = {}
+        self.model: Any = None
+
+    def run(self, rules: Sequence[Rule], options: Mapping[str, Mapping[str, Any]]) -> None:
+        from hexlint.backend.model import model_of
+        from hexlint.c.index import HostUnitsPending
+
+        memos = [self.project.memo, *(unit.memo for unit in self.kernel_units)]
+        with _collector_paused():
+            for rule in rules:
+                model = model_of(self.project)
+                before = [set(memo) for memo in memos]
+                notes = len(model.notes)
+                try:
+                    found = _call_check(rule, model, options[rule.code], "project")
+                except HostUnitsPending:
+                    # Half-built facts would pass for whole ones later: forget all the rule computed.
+                    for memo, keys in zip(memos, before, strict=True):
+                        for key in set(memo) - keys:
+                            del memo[key]
+                    del model.notes[notes:]
+                    continue
+                self.findings[rule.code] = found
+                self.model = model
+
+    def holds(self, indexes: Sequence[Any]) -> bool:
+        """Whether the whole project has the same kernel units (a lone kernel header indexed after would differ)."""
+        final = [index for index in indexes if index.role == "kernel"]
+        return len(final) == len(self.kernel_units) and all(
+            whole is early for whole, early in zip(final, self.kernel_units, strict=False)
+        )
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The rules build many small records and few reference cycles: the cyclic collector, run by allocation counts,
+    would rescan them again and again (a tenth of the rules' time on upstream's tree). It runs again after them."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
 def compute_source_run(
     sources: Sequence[str],
     rules: Sequence[Rule],
@@ -637,29 +698,41 @@ def compute_source_run(
     hold files of the run. `built_libraries`: the LibraryFacts of the libraries the same run audits."""
     from hexlint.backend.model import model_of, prepare_unit
     from hexlint.c.index import Project, ProjectBuilder, included_files, project_headers_included
+    from hexlint.c.settings import KERNEL
 
-    run_tus = [path for path in sources if is_translation_unit(path)]
-    context_tus = [path for path in context if is_translation_unit(path)]
+    run_tus = _kernels_first([path for path in sources if is_translation_unit(path)], config, settings)
+    context_tus = _kernels_first([path for path in context if is_translation_unit(path)], config, settings)
     in_context = {path_key(path) for path in context_tus}
     project_files = [*sources, *context]
     source_rules = [rule for rule in rules if rule.kind == "source"]
     # Each unit is indexed (walked) as soon as it is parsed, while the threads parse the next ones: the walk costs
     # little more than the last unit's. Units are indexed in the order of a whole run: the run's own, then the
-    # context, so a header of the run is indexed in a unit of the run.
+    # context, so a header of the run is indexed in a unit of the run; in each, kernel units before host units, so a
+    # header both include is kernel code.
     builder = ProjectBuilder(project_files) if source_rules else None
     # The facts the cross-file rules ask of every kernel unit, computed while the threads parse the next files.
     prepare = prepare_unit if any(rule.scope == "project" for rule in source_rules) else None
     # One pool for both, so the context parses in parallel with the run's own files.
     parsed = []
-    for unit in _parse_stream(
-        [*run_tus, *context_tus], config, settings, parse_settings, frozenset(in_context), builds, unit_cache
+    stream = [*run_tus, *context_tus]
+    # Kernel units come first: once the last is indexed, while the host units parse, the rules run on the kernel
+    # units (hexlint.c.index.Project.hosts_pending). Only without context: the rules of a part of the tree see
+    # another project than the cross-file ones.
+    early: _EarlyRules | None = None
+    last_kernel = max((at for at, path in enumerate(run_tus) if role_for(path, config, settings) == KERNEL), default=-1)
+    early_at = last_kernel if builder is not None and not context_tus and -1 < last_kernel < len(run_tus) - 1 else -1
+    for position, unit in enumerate(
+        _parse_stream(stream, config, settings, parse_settings, frozenset(in_context), builds, unit_cache)
     ):
         if unit is not None:
             parsed.append(unit)
             if builder is not None:
-                index = builder.add(unit)
+                index = builder.add(unit, freeze=early is None)
                 if prepare is not None:
                     prepare(index)
+        if position == early_at and builder is not None:
+            early = _EarlyRules(builder.project(hosts_pending=True), built_libraries)
+            early.run(source_rules, options)
     units = [unit for unit in parsed if path_key(unit.path) not in in_context]
     context_units = [unit for unit in parsed if path_key(unit.path) in in_context]
     included = {header for unit in parsed for header in project_headers_included(unit, project_files)}
@@ -697,34 +770,37 @@ def compute_source_run(
         for index in builder.indexes[: len(units) - len(lone_units)]:
             reordered.adopt(index)
         for unit in [*lone_units, *context_units[: len(context_units) - len(lone_context_units)]]:
-            reordered.add(unit)
+            reordered.add(unit, freeze=early is None)
         builder = reordered
     else:
         for unit in lone_units:
-            builder.add(unit)
+            builder.add(unit, freeze=early is None)
     for unit in lone_context_units:
-        builder.add(unit)
-    project = builder.project()
+        builder.add(unit, freeze=early is None)
+    if early is not None and early.holds(builder.indexes):
+        # No kernel unit came after the early rules (a lone kernel header would): theirs are the run's findings.
+        project = early.project
+        project.complete(builder.indexes)
+        done = early.findings
+    else:
+        project = builder.project()
+        done = {}
     project.built_libraries = tuple(built_libraries)
     own = project
     if context_units:
         own_units = [unit for unit in project.units if unit.indexed_files & in_run]
         own = Project(own_units, built_libraries=project.built_libraries)
-    models = []
-    # The rules build many small records and few reference cycles: the cyclic collector, run by allocation counts,
-    # would rescan them again and again (a tenth of the rules' time on upstream's tree). It runs again after them.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    models = [] if early is None or not done else [early.model]
+    with _collector_paused():
         for rule in source_rules:
+            if rule.code in done:
+                source_run.findings.extend(done[rule.code])
+                continue
             # Every rule of one scope queries the same backend model: each fact is computed once per run.
             subject = model_of(project if rule.scope == "project" else own)
             models.append(subject)
             source_run.findings.extend(_call_check(rule, subject, options[rule.code], "project"))
-    finally:
-        if collecting:
-            gc.enable()
-    source_run.notes = list(dict.fromkeys(note for model in models for note in model.notes))
+    source_run.notes = list(dict.fromkeys(note for model in models if model is not None for note in model.notes))
     if unit_cache is not None:
         # After the rules, by a detached process: the next run after an edit re-parses only the units it changed.
         unit_cache.save(fresh)

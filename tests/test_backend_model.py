@@ -143,11 +143,12 @@ def test_a_finished_run_keeps_no_translation_unit_alive(tmp_path: Path, monkeypa
     translation_units: list[weakref.ref[object]] = []
     build = index.ProjectBuilder.project
 
-    def recording_build(builder: index.ProjectBuilder) -> index.Project:
-        project = build(builder)
+    def recording_build(builder: index.ProjectBuilder, hosts_pending: bool = False) -> index.Project:
+        project = build(builder, hosts_pending)
         projects.append(weakref.ref(project))
+        units = project.kernel_units() if hosts_pending else project.units
         translation_units.extend(
-            weakref.ref(unit.unit.translation_unit) for unit in project.units if unit.unit.translation_unit
+            weakref.ref(unit.unit.translation_unit) for unit in units if unit.unit.translation_unit
         )
         return project
 

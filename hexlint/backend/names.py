@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from hexlint.c.index import Project, UnitIndex, memoized
+from hexlint.c.index import Project, UnitIndex, included_files, memoized
 from hexlint.c.node import Node
 
 
@@ -88,7 +88,7 @@ def may_spell(project: Project, unit: UnitIndex, name: str) -> bool:
     the literal pieces those macros paste."""
     word = name.encode()
     words = unit_words(unit)
-    macro_words, pasted_pieces, pastes = _macro_words(project)
+    macro_words, pasted_pieces, pastes = _macro_words(project, unit.role == "kernel")
     if word in words or word in macro_words:
         return True
     return pastes and _made_of(word, lambda piece: piece in words or piece in macro_words or piece in pasted_pieces)
@@ -113,26 +113,38 @@ def unit_words(unit: UnitIndex) -> frozenset[bytes]:
     )
 
 
-def _macro_words(project: Project) -> tuple[frozenset[bytes], frozenset[bytes], bool]:
-    """The words of every macro body of the project, the literal pieces bodies paste, and whether any body pastes."""
+def _macro_words(project: Project, kernel: bool) -> tuple[frozenset[bytes], frozenset[bytes], bool]:
+    """The words of every macro body a unit of the role can expand (a kernel unit: those of the files kernel units
+    include), the literal pieces bodies paste, and whether any body pastes."""
 
     def compute() -> tuple[frozenset[bytes], frozenset[bytes], bool]:
         words: set[bytes] = set()
         pieces: set[bytes] = set()
         pastes = False
-        for unit in project.units:
-            for path in unit.indexed_files:
-                for body in _DEFINITION.findall(unit.source_bytes(path)):
-                    words.update(_WORD.findall(body))
-                    parameters = _parameters(body)
-                    for left, right in _PASTED.findall(body):
-                        # `hvx_##op##_f32`: a name made so is the literal pieces and the words the macro's arguments
-                        # bring (words of the unit that uses it).
-                        pastes = True
-                        pieces.update(piece for piece in (left, right) if piece and piece not in parameters)
+        for unit, path in _macro_files(project, kernel):
+            for body in _DEFINITION.findall(unit.source_bytes(path)):
+                words.update(_WORD.findall(body))
+                parameters = _parameters(body)
+                for left, right in _PASTED.findall(body):
+                    # `hvx_##op##_f32`: a name made so is the literal pieces and the words the macro's arguments
+                    # bring (words of the unit that uses it).
+                    pastes = True
+                    pieces.update(piece for piece in (left, right) if piece and piece not in parameters)
         return frozenset(words), frozenset(pieces), pastes
 
-    return memoized(project.memo, "names.macro_words", compute)
+    return memoized(project.memo, ("names.macro_words", kernel), compute)
+
+
+def _macro_files(project: Project, kernel: bool) -> list[tuple[UnitIndex, str]]:
+    if not kernel:
+        return [(unit, path) for unit in project.units for path in unit.indexed_files]
+    kernels = project.kernel_units()
+    found = [(unit, path) for unit in kernels for path in unit.indexed_files]
+    if project.hosts_pending:
+        return found  # the kernel units come first: they own every project header one of them includes
+    # A host unit indexed first (a run's host before its context's kernels) owns the headers it includes.
+    included = {path for unit in kernels for path in included_files(unit.unit)}
+    return found + [(unit, path) for unit in project.host_units() for path in unit.indexed_files if path in included]
 
 
 def _parameters(body: bytes) -> frozenset[bytes]:

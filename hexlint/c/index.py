@@ -13,7 +13,6 @@ import os
 import re
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import clang.cindex as cindex
@@ -40,7 +39,7 @@ _FUNCTION_KINDS = frozenset({"FUNCTION_DECL", "CXX_METHOD", "FUNCTION_TEMPLATE",
 class UnitIndex:
     """The nodes of one TU that lie in `indexed_files` (its main file and the project headers it owns)."""
 
-    def __init__(self, unit: ParsedUnit, indexed_files: Iterable[str] | None = None) -> None:
+    def __init__(self, unit: ParsedUnit, indexed_files: Iterable[str] | None = None, freeze: bool = True) -> None:
         self.path = unit.path
         self.role = unit.role
         self.unit = unit
@@ -70,8 +69,10 @@ class UnitIndex:
             # The nodes live as long as the run; freezing them takes them out of every later collection, which
             # otherwise made each small allocation in the rules pay for a scan of all of them. Some of what a run
             # builds on them is in reference cycles, so a process that lints again and again gives it back with
-            # engine.release_run_memory() (--watch and the server do).
-            gc.freeze()
+            # engine.release_run_memory() (--watch and the server do). Not once rules have run on the project (the
+            # host units after the kernel units' early rules): it would freeze their facts, cycles and all.
+            if freeze:
+                gc.freeze()
 
     def _walk(self, translation_unit: cindex.TranslationUnit) -> None:
         # The per-node callback does as little as possible: the walk costs a fraction of the parse this way. It builds
@@ -263,22 +264,46 @@ def _kind_id(name: str) -> int:
     return getattr(cindex.CursorKind, name).value
 
 
-@dataclass
-class Project:
-    """Every TU of a run: cross-file rules (host writes vs kernel reads) look at all of them at once."""
+class HostUnitsPending(BaseException):
+    """Raised by a project whose host units are still being parsed when asked for them (or for all its units): the
+    rule asking is run again once they are in. A BaseException, so no rule's own `except Exception` hides it."""
 
-    units: list[UnitIndex] = field(default_factory=list)
-    # Facts several rules derive from the whole project (call graph, macro bodies...): they die with the project.
-    memo: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
-    # Facts of the built libraries the same run audits (hexlint.binary.run.LibraryFacts), for source rules that
-    # point at what the binary shows; empty when the run audits none.
-    built_libraries: tuple[Any, ...] = ()
+
+class Project:
+    """Every TU of a run: cross-file rules (host writes vs kernel reads) look at all of them at once.
+
+    While the host units of a run still parse, the engine runs the rules on the project of its kernel units
+    (`hosts_pending`): a rule that reads kernel units alone is done by the time they are in, and a rule that asks
+    for the host units, or all units, raises HostUnitsPending and runs again on the whole project. What the kernel
+    facts memoized meanwhile stays valid: no more kernel units come."""
+
+    def __init__(
+        self, units: Iterable[UnitIndex] = (), built_libraries: tuple[Any, ...] = (), hosts_pending: bool = False
+    ) -> None:
+        self._units = list(units)
+        # Facts several rules derive from the whole project (call graph, macro bodies...): they die with the project.
+        self.memo: dict[Hashable, Any] = {}
+        # Facts of the built libraries the same run audits (hexlint.binary.run.LibraryFacts), for source rules that
+        # point at what the binary shows; empty when the run audits none.
+        self.built_libraries = built_libraries
+        self.hosts_pending = hosts_pending
+
+    @property
+    def units(self) -> list[UnitIndex]:
+        if self.hosts_pending:
+            raise HostUnitsPending
+        return self._units
 
     def kernel_units(self) -> list[UnitIndex]:
-        return [unit for unit in self.units if unit.role == "kernel"]
+        return [unit for unit in self._units if unit.role == "kernel"]
 
     def host_units(self) -> list[UnitIndex]:
         return [unit for unit in self.units if unit.role == "host"]
+
+    def complete(self, units: Iterable[UnitIndex]) -> None:
+        """The host units are in: `units` is the whole project, its kernel units the same as before."""
+        self._units = list(units)
+        self.hosts_pending = False
 
 
 def memoized(memo: dict[Hashable, Any], key: Hashable, compute: Callable[[], _T]) -> _T:
@@ -320,13 +345,13 @@ class ProjectBuilder:
         self._owned: set[str] = set()
         self.indexes: list[UnitIndex] = []
 
-    def add(self, unit: ParsedUnit) -> UnitIndex:
+    def add(self, unit: ParsedUnit, freeze: bool = True) -> UnitIndex:
         files = [os.path.realpath(unit.path)]
         for header in included_files(unit):
             if header in self._wanted and header not in self._owned:
                 self._owned.add(header)
                 files.append(header)
-        index = UnitIndex(unit, files)
+        index = UnitIndex(unit, files, freeze)
         self.indexes.append(index)
         return index
 
@@ -337,8 +362,8 @@ class ProjectBuilder:
         self.indexes.append(index)
         return index
 
-    def project(self) -> Project:
-        return Project(list(self.indexes))
+    def project(self, hosts_pending: bool = False) -> Project:
+        return Project(list(self.indexes), hosts_pending=hosts_pending)
 
 
 def build_project(units: Sequence[ParsedUnit], project_files: Sequence[str] = ()) -> Project:
