@@ -629,23 +629,26 @@ def _kernels_first(paths: list[str], config: Config, settings: RunSettings) -> l
 
 class _EarlyRules:
     """The source rules run on the kernel units while the host units parse: the findings of each rule that did not
-    ask for the host units, by code; a rule that asked leaves no trace in the project's or the units' memos."""
+    ask for the host units, by code; a rule that asked leaves no trace in the projects' or the units' memos. `own`:
+    the units that hold files of the run, for the rules that judge each file alone (the project itself without
+    context)."""
 
-    def __init__(self, project: Any, built_libraries: Sequence[Any]) -> None:
-        self.project = project
-        project.built_libraries = tuple(built_libraries)
+    def __init__(self, project: Any, own: Any, built_libraries: Sequence[Any]) -> None:
+        self.project, self.own = project, own
+        for subject in (project, own):
+            subject.built_libraries = tuple(built_libraries)
         self.kernel_units = project.kernel_units()
         self.findings: dict[str, list[Diagnostic]] = {}
-        self.model: Any = None
+        self.models: list[Any] = []
 
     def run(self, rules: Sequence[Rule], options: Mapping[str, Mapping[str, Any]]) -> None:
         from hexlint.backend.model import model_of
         from hexlint.c.index import HostUnitsPending
 
-        memos = [self.project.memo, *(unit.memo for unit in self.kernel_units)]
+        memos = [self.project.memo, self.own.memo, *(unit.memo for unit in self.kernel_units)]
         with _collector_paused():
             for rule in rules:
-                model = model_of(self.project)
+                model = model_of(self.project if rule.scope == "project" else self.own)
                 before = [set(memo) for memo in memos]
                 notes = len(model.notes)
                 try:
@@ -658,7 +661,7 @@ class _EarlyRules:
                     del model.notes[notes:]
                     continue
                 self.findings[rule.code] = found
-                self.model = model
+                self.models.append(model)
 
     def holds(self, indexes: Sequence[Any]) -> bool:
         """Whether the whole project has the same kernel units (a lone kernel header indexed after would differ)."""
@@ -716,11 +719,14 @@ def compute_source_run(
     parsed = []
     stream = [*run_tus, *context_tus]
     # Kernel units come first: once the last is indexed, while the host units parse, the rules run on the kernel
-    # units (hexlint.c.index.Project.hosts_pending). Only without context: the rules of a part of the tree see
-    # another project than the cross-file ones.
+    # units (hexlint.c.index.Project.hosts_pending). Not when a host unit of the run comes before a kernel unit of
+    # the context: it owns the headers it includes, kernel code among them.
     early: _EarlyRules | None = None
-    last_kernel = max((at for at, path in enumerate(run_tus) if role_for(path, config, settings) == KERNEL), default=-1)
-    early_at = last_kernel if builder is not None and not context_tus and -1 < last_kernel < len(run_tus) - 1 else -1
+    kernels = [role_for(path, config, settings) == KERNEL for path in stream]
+    last_kernel = max((at for at, kernel in enumerate(kernels) if kernel), default=-1)
+    early_at = -1
+    if builder is not None and -1 < last_kernel < len(stream) - 1 and all(kernels[: last_kernel + 1]):
+        early_at = last_kernel
     for position, unit in enumerate(
         _parse_stream(stream, config, settings, parse_settings, frozenset(in_context), builds, unit_cache)
     ):
@@ -731,7 +737,13 @@ def compute_source_run(
                 if prepare is not None:
                     prepare(index)
         if position == early_at and builder is not None:
-            early = _EarlyRules(builder.project(hosts_pending=True), built_libraries)
+            whole = builder.project(hosts_pending=True)
+            own_early = whole
+            if context_tus:
+                in_run = {path_key(path) for path in sources}
+                own_units = [index for index in builder.indexes if index.indexed_files & in_run]
+                own_early = Project(own_units, hosts_pending=True)
+            early = _EarlyRules(whole, own_early, built_libraries)
             early.run(source_rules, options)
     units = [unit for unit in parsed if path_key(unit.path) not in in_context]
     context_units = [unit for unit in parsed if path_key(unit.path) in in_context]
@@ -790,7 +802,7 @@ def compute_source_run(
     if context_units:
         own_units = [unit for unit in project.units if unit.indexed_files & in_run]
         own = Project(own_units, built_libraries=project.built_libraries)
-    models = [] if early is None or not done else [early.model]
+    models = [] if early is None or not done else list(early.models)
     with _collector_paused():
         for rule in source_rules:
             if rule.code in done:

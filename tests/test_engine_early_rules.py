@@ -98,7 +98,7 @@ def test_a_rule_that_asks_for_host_units_early_leaves_no_fact_behind(tmp_path: P
         memoized(project.kernel_units()[0].memo, "unit fact", lambda: 3)
         return [unit.path for unit in project.host_units()]
 
-    early = engine._EarlyRules(project, ())
+    early = engine._EarlyRules(project, project, ())
     rules = [
         Rule("HX901", "kernel-only", Severity.WARNING, "source", "", docs=lambda: DOC, check=kernel_only),
         Rule("HX902", "asks-for-hosts", Severity.WARNING, "source", "", docs=lambda: DOC, check=asks_for_hosts),
@@ -142,3 +142,37 @@ def test_a_header_both_roles_include_is_indexed_in_the_kernel_unit(tmp_path: Pat
     # The host file sorts first, yet the header is kernel code: kernel rules (HX108) see it in the kernel unit.
     found = findings([str(tmp_path)])
     assert [(code, Path(path).name) for code, path, *_ in found if code == "HX108"] == [("HX108", "ops.h")]
+
+
+PARTIAL_TREE = {
+    "htp/ops.h": "static inline int shared(int n, int d) { int s = 0; while (n--) s += n / d; return s; }\n",
+    "htp/k.c": '#include "ops.h"\nint k(int n, int d) { int s = 0; for (int i = 0; i < n; i++) s += i / d; return s; }',
+    "htp/other.c": '#include "ops.h"\nint other(void) { return shared(4, 2); }\n',
+    "host/h.cpp": '#include "../htp/ops.h"\nint host_side(int n, int d) { return shared(n, d); }\n',
+    "host/z.cpp": "int more_host(void) { return 0; }\n",
+}
+
+
+def test_a_run_of_kernel_files_runs_its_rules_early_with_the_tree_as_context(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, PARTIAL_TREE)
+    monkeypatch.chdir(tmp_path)
+    with monkeypatch.context() as patch:
+        EarlySpy(patch, enabled=False)
+        whole = findings(["htp/k.c", "htp/ops.h"])
+    spy = EarlySpy(monkeypatch)
+    assert findings(["htp/k.c", "htp/ops.h"]) == whole
+    assert sorted(Path(path).name for code, path, *_ in whole if code == "HX108") == ["k.c", "ops.h"]
+    assert spy.kept == [True] and "HX108" in spy.ran[0]
+
+
+def test_a_run_of_a_host_file_before_kernel_context_runs_every_rule_on_the_whole_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The run's host unit comes before the context's kernel units: it owns what it includes, kernel code among it.
+    write(tmp_path, PARTIAL_TREE)
+    monkeypatch.chdir(tmp_path)
+    spy = EarlySpy(monkeypatch)
+    findings(["host/h.cpp"])
+    assert spy.ran == []
