@@ -220,3 +220,39 @@ def test_a_worker_ignores_ctrl_c_and_is_killed_with_its_parent():
     os.close(reader)
     os.waitpid(child, 0)
     assert report == f"{int(signal.SIGKILL)} True"
+
+
+def test_ctrl_c_while_the_pool_is_waited_on_is_raised_where_no_lock_is_held():
+    from hexlint.binary.run import _DeferredInterrupt
+
+    heard: list[int] = []
+
+    def handler(number, _frame):
+        heard.append(number)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        with pytest.raises(KeyboardInterrupt), _DeferredInterrupt() as interrupt:
+            os.kill(os.getpid(), signal.SIGINT)  # run at the next bytecode: noted, not raised mid-way
+            assert wait_for(lambda: interrupt.pressed, 5) and heard == []
+            interrupt.check()
+        assert heard == [signal.SIGINT]  # the process's own handler hears of the press on the way out
+        assert signal.getsignal(signal.SIGINT) is handler
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_an_ignored_ctrl_c_stays_ignored_while_the_pool_is_waited_on():
+    from hexlint.binary.run import _DeferredInterrupt
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with _DeferredInterrupt() as interrupt:
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+            interrupt.check()  # nothing was pressed that the process listens to
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)

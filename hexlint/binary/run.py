@@ -397,47 +397,92 @@ def _audited_results(
         pool = ProcessPoolExecutor(workers, context, initializer=_worker_setup, initargs=(os.getpid(),))
     except (OSError, NotImplementedError, ImportError):  # no POSIX semaphores here (no /dev/shm): no workers
         return one_after_another()
-    try:
-        # The workers are forked as the tasks are handed out: with Ctrl-C held back until each has set it aside
-        # (_worker_setup), so that one pressed then interrupts this process alone, once they are all there. A mask
-        # the caller had stays as it was.
-        already_blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, ())
+    with _DeferredInterrupt() as interrupt:
         try:
-            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # may raise a Ctrl-C pending until now
-            futures = [pool.submit(library_result, path, args, options, codes, part) for path, part in tasks]
-        except OSError:  # no process to be had (fork: too many processes, no memory)
-            futures = None
-        finally:
-            if not already_blocked:
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-        if futures is None:
-            _kill_workers(pool)
-            return one_after_another()  # this process does it all
-        from concurrent.futures import as_completed
+            # The workers are forked as the tasks are handed out: with Ctrl-C held back until each has set it aside
+            # (_worker_setup), so that one pressed then interrupts this process alone, once they are all there. A
+            # mask the caller had stays as it was.
+            already_blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, ())
+            try:
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+                futures = [pool.submit(library_result, path, args, options, codes, part) for path, part in tasks]
+            except OSError:  # no process to be had (fork: too many processes, no memory)
+                futures = None
+            finally:
+                if not already_blocked:
+                    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+            if futures is None:
+                _kill_workers(pool)
+                return one_after_another()  # this process does it all
+            from concurrent.futures import FIRST_COMPLETED, wait
 
-        by_path: dict[str, list[Any]] = {}
-        for (path, _), future in zip(tasks, futures, strict=True):
-            by_path.setdefault(path, []).append(future)
-        left = {path: len(futures) for path, futures in by_path.items()}
-        owner = {future: path for path, futures in by_path.items() for future in futures}
-        for future in as_completed(futures):  # an error is raised below, the first library's first
-            left[owner[future]] -= 1
-            if not left[owner[future]]:
-                report()
-        return [merged_result([future.result() for future in by_path[path]], codes) for path in paths]
-    except BrokenProcessPool:
-        _kill_workers(pool)
-        raise ChildProcessError(
-            "a worker process auditing the libraries died (killed, or out of memory?); "
-            "--jobs 1 audits them one after another in this process"
-        ) from None
-    except BaseException:
-        _kill_workers(pool)  # the run ends here: a second Ctrl-C must find no worker left to wait for
-        raise
-    finally:
-        # Never a cancelled future (Executor.map cancels its own on an error): the pool's thread, finding the workers
-        # killed, would set an exception on it and print the InvalidStateError it gets (Python 3.11).
-        pool.shutdown()
+            by_path: dict[str, list[Any]] = {}
+            for (path, _), future in zip(tasks, futures, strict=True):
+                by_path.setdefault(path, []).append(future)
+            left = {path: len(futures) for path, futures in by_path.items()}
+            owner = {future: path for path, futures in by_path.items() for future in futures}
+            pending = set(futures)
+            while pending:
+                finished, pending = wait(pending, timeout=_INTERRUPT_POLL_SECONDS, return_when=FIRST_COMPLETED)
+                interrupt.check()
+                for future in finished:
+                    left[owner[future]] -= 1
+                    if not left[owner[future]]:
+                        report()
+            # an error is raised here, the first library's first
+            return [merged_result([future.result() for future in by_path[path]], codes) for path in paths]
+        except BrokenProcessPool:
+            _kill_workers(pool)
+            raise ChildProcessError(
+                "a worker process auditing the libraries died (killed, or out of memory?); "
+                "--jobs 1 audits them one after another in this process"
+            ) from None
+        except BaseException:
+            _kill_workers(pool)  # the run ends here: a second Ctrl-C must find no worker left to wait for
+            raise
+        finally:
+            # Never a cancelled future (Executor.map cancels its own on an error): the pool's thread, finding the
+            # workers killed, would set an exception on it and print the InvalidStateError it gets (Python 3.11).
+            pool.shutdown()
+
+
+_INTERRUPT_POLL_SECONDS = 0.05
+
+
+class _DeferredInterrupt:
+    """Ctrl-C noted, not raised, while this process waits on its pool: a KeyboardInterrupt raised at any bytecode
+    may land inside concurrent.futures' own locking (between a `with` taking a waiter's lock and the block that
+    releases it), and the pool's thread then waits forever for that lock, and the run for the pool (it hung so under
+    load). `check()` raises it where no lock is held; on the way out, the handler the process had is back and
+    hears of the press (the CLI's then ignores the later ones)."""
+
+    def __init__(self) -> None:
+        self.pressed = False
+        self.previous: Any = None
+
+    def __enter__(self) -> _DeferredInterrupt:
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.getsignal(signal.SIGINT)
+            if callable(previous):  # ignored (SIG_IGN) or fatal (SIG_DFL): left as it is
+                self.previous = previous
+                signal.signal(signal.SIGINT, self._note)
+        return self
+
+    def _note(self, _number: int, _frame: object) -> None:
+        self.pressed = True
+
+    def check(self) -> None:
+        if self.pressed:
+            raise KeyboardInterrupt
+
+    def __exit__(self, *_exception: object) -> None:
+        if self.previous is None:
+            return
+        signal.signal(signal.SIGINT, self.previous)
+        if self.pressed:
+            self.previous(signal.SIGINT, None)
 
 
 def _import_audit_modules() -> None:
