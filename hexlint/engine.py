@@ -621,6 +621,23 @@ def run_source_rules(
     return reported_findings(source_run, {path_key(path) for path in sources})
 
 
+def _unit_preparation(rules: Sequence[Rule], options: Mapping[str, Mapping[str, Any]]) -> Callable[[Any], None]:
+    """What to compute of each unit as it is indexed: the model's shared facts, then each rule's own (its module's
+    `prepare_unit`)."""
+    from hexlint.backend.model import prepare_unit
+    from hexlint.checks import unit_preparer
+
+    hooks = [(hook, options[rule.code]) for rule in rules if (hook := unit_preparer(rule.code)) is not None]
+
+    def prepare(unit: Any) -> None:
+        prepare_unit(unit)
+        if unit.role == "kernel":
+            for hook, rule_options in hooks:
+                hook(unit, rule_options)
+
+    return prepare
+
+
 def _kernels_first(paths: list[str], config: Config, settings: RunSettings) -> list[str]:
     from hexlint.c.settings import KERNEL
 
@@ -699,7 +716,7 @@ def compute_source_run(
     """`context` files (the rest of the tree) are parsed and indexed too, after the run's own units so a header of
     the run is indexed in a unit of the run; the cross-file rules see all of them, the others only the units that
     hold files of the run. `built_libraries`: the LibraryFacts of the libraries the same run audits."""
-    from hexlint.backend.model import model_of, prepare_unit
+    from hexlint.backend.model import model_of
     from hexlint.c.index import Project, ProjectBuilder, included_files, project_headers_included
     from hexlint.c.settings import KERNEL
 
@@ -714,7 +731,8 @@ def compute_source_run(
     # header both include is kernel code.
     builder = ProjectBuilder(project_files) if source_rules else None
     # The facts the cross-file rules ask of every kernel unit, computed while the threads parse the next files.
-    prepare = prepare_unit if any(rule.scope == "project" for rule in source_rules) else None
+    cross_file = any(rule.scope == "project" for rule in source_rules)
+    prepare = _unit_preparation(source_rules, options) if cross_file else None
     # One pool for both, so the context parses in parallel with the run's own files.
     parsed = []
     stream = [*run_tus, *context_tus]

@@ -75,23 +75,39 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
 
 
 def test_facts_prepared_while_parsing_give_the_findings_computed_on_demand(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hexlint import checks
     from hexlint.backend import model
 
     prepared: list[str] = []
     prepare = model.prepare_unit
+    preparer = checks.unit_preparer
 
     def recording(unit: index.UnitIndex) -> None:
         prepared.append(unit.role)
         prepare(unit)
+
+    def recording_hook(code: str):  # a rule's own facts (HX113's flows), recorded as they are prepared
+        hook = preparer(code)
+        if hook is None:
+            return None
+
+        def prepare_for_rule(unit: index.UnitIndex, options: object) -> None:
+            prepared.append(code)
+            hook(unit, options)
+
+        return prepare_for_rule
 
     codes = ("HX108", "HX113", "HX114", "HX123", "HX124")
     paths = [str(FIXTURES / code) for code in codes]
     # kernel_globs: the single-file cases are kernel code, as the fixture tests lint them
     settings = RunSettings(select=codes, kernel_globs=("*.c",), jobs=1)
     monkeypatch.setattr(model, "prepare_unit", recording)
+    monkeypatch.setattr(checks, "unit_preparer", recording_hook)
     ahead = lint(paths, Config(), settings).diagnostics
-    assert "kernel" in prepared  # the facts were computed ahead, so the comparison below compares something
+    # the facts were computed ahead, so the comparison below compares something
+    assert "kernel" in prepared and "HX113" in prepared
     monkeypatch.setattr(model, "prepare_unit", lambda unit: None)
+    monkeypatch.setattr(checks, "unit_preparer", lambda code: None)
     on_demand = lint(paths, Config(), settings).diagnostics
     assert ahead == on_demand
     assert len(ahead) > 15

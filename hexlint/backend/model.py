@@ -269,6 +269,11 @@ class BackendModel:
         """Which locals, struct fields, parameters and returns hold a VTCM-derived pointer, each with its chain."""
         return vtcm.vtcm_provenance(self.project, vtcm_names)
 
+    @staticmethod
+    def prepare_vtcm_flows(unit: UnitIndex, vtcm_names: vtcm.VtcmNames) -> None:
+        """Computes ahead the flows of a kernel unit that `vtcm_provenance` reads from it alone."""
+        vtcm.unit_flows(unit, vtcm_names)
+
     def vtcm_scalar_accesses(self, vtcm_names: vtcm.VtcmNames) -> list[vtcm.ScalarAccess]:
         """Scalar loads and stores through VTCM-derived pointers (vector accesses and DMA descriptors aside)."""
         return vtcm.scalar_accesses(self.project, vtcm_names)

@@ -423,8 +423,12 @@ def _compute_provenance(project: Project, names: VtcmNames) -> VtcmProvenance:
     definitions = _definitions(project)
     pointer_parameters: dict[Node, list[tuple[int, Holder | None]]] = {}
     for unit in project.kernel_units():
+        stores, returns = unit_flows(unit, names)
+        flows.extend(stores)
         values = _Values(unit, names, holders)
-        flows.extend(_unit_flows(unit, values, definitions, names, pointer_parameters))
+        for call in unit.nodes("CALL_EXPR"):
+            flows.extend(_argument_flows(unit, values, call, definitions, names, pointer_parameters))
+        flows.extend(returns)
     by_target: dict[tuple, list[_FlowRecord]] = defaultdict(list)
     for flow in flows:
         by_target[flow.target.key].append(flow)
@@ -474,13 +478,15 @@ def _definitions(project: Project) -> dict[str, list[tuple[str, Node, UnitIndex]
     return found
 
 
-def _unit_flows(
-    unit: UnitIndex,
-    values: _Values,
-    definitions: Mapping[str, list[tuple[str, Node, UnitIndex]]],
-    names: VtcmNames,
-    pointer_parameters: dict[Node, list[tuple[int, Holder | None]]],
-) -> Iterator[_FlowRecord]:
+def unit_flows(unit: UnitIndex, names: VtcmNames) -> tuple[tuple[_FlowRecord, ...], tuple[_FlowRecord, ...]]:
+    """The flows of one unit that read it alone, in source order by kind: its stores (declarations, assignments,
+    initializer lists), then its returns. The flows through call arguments need the project's definitions. Kept on
+    the unit: a lint run computes them as the unit is indexed (hx113's `prepare_unit`)."""
+    return memoized(unit.memo, ("vtcm.unit_flows", names), lambda: _unit_flows(unit, _Values(unit, names, {})))
+
+
+def _unit_flows(unit: UnitIndex, values: _Values) -> tuple[tuple[_FlowRecord, ...], tuple[_FlowRecord, ...]]:
+    stores: list[_FlowRecord] = []
     for declaration in unit.nodes("VAR_DECL"):
         if not values.holds_address(declaration):
             continue
@@ -490,7 +496,7 @@ def _unit_flows(
         holder = values.variable_holder(declaration)
         atoms = values.pointer_atoms(initializer)
         if holder is not None and atoms:
-            yield _FlowRecord(holder, tuple(atoms), (unit, declaration))
+            stores.append(_FlowRecord(holder, tuple(atoms), (unit, declaration)))
     for assignment in unit.nodes("BINARY_OPERATOR"):
         if assignment.binary_operator != "=" or not values.holds_address(assignment):
             continue  # an assignment has its left side's type: most are not pointers
@@ -502,11 +508,10 @@ def _unit_flows(
             continue
         atoms = values.pointer_atoms(children[1])
         if atoms:
-            yield _FlowRecord(holder, tuple(atoms), (unit, assignment))
+            stores.append(_FlowRecord(holder, tuple(atoms), (unit, assignment)))
     for initializers in unit.nodes("INIT_LIST_EXPR"):
-        yield from _initializer_flows(values, initializers)
-    for call in unit.nodes("CALL_EXPR"):
-        yield from _argument_flows(unit, values, call, definitions, names, pointer_parameters)
+        stores.extend(_initializer_flows(values, initializers))
+    returns: list[_FlowRecord] = []
     for statement in unit.nodes("RETURN_STMT"):
         function = unit.enclosing_function(statement)
         if function is None or not function.type_spelling.split("(")[0].rstrip().endswith("*"):
@@ -517,7 +522,8 @@ def _unit_flows(
         atoms = values.pointer_atoms(children[0])
         if atoms:
             holder = values.return_holder(function.spelling)
-            yield _FlowRecord(holder, tuple(atoms), (unit, statement))
+            returns.append(_FlowRecord(holder, tuple(atoms), (unit, statement)))
+    return tuple(stores), tuple(returns)
 
 
 def _assigned_holder(values: _Values, target: Node) -> Holder | None:

@@ -12,6 +12,7 @@ Signatures by rule kind (the kind is declared in the rule's document in rules/):
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 
 from hexlint.core import CheckFunction
 
@@ -77,3 +78,12 @@ class _LazyChecks(dict):
 
 
 CHECKS: dict[str, CheckFunction] = _LazyChecks(CHECK_MODULES)
+
+
+def unit_preparer(code: str) -> Callable[..., None] | None:
+    """A source rule's `prepare_unit(unit, options)`, if its module has one: what its check will ask of each kernel
+    unit, computed as the unit is indexed, while the threads parse the next files (the main thread would wait)."""
+    module = CHECK_MODULES.get(code)
+    if module is None:
+        return None
+    return getattr(importlib.import_module(f"{__name__}.{module}"), "prepare_unit", None)

@@ -16,11 +16,16 @@ from hexlint.backend.vtcm import (
     ScalarAccess,
     VtcmNames,
 )
+from hexlint.c.index import UnitIndex
 from hexlint.core import Diagnostic, Related, Span
 from hexlint.registry import diagnostic
 
 CODE = "HX113"
 _MOST_RELATED = 6
+
+
+def prepare_unit(unit: UnitIndex, options: Mapping[str, Any]) -> None:
+    BackendModel.prepare_vtcm_flows(unit, VtcmNames.from_options(options))
 
 
 def check(model: BackendModel, options: Mapping[str, Any]) -> Iterator[Diagnostic]:
