@@ -830,7 +830,7 @@ def compute_source_run(
             subject = model_of(project if rule.scope == "project" else own)
             models.append(subject)
             source_run.findings.extend(_call_check(rule, subject, options[rule.code], "project"))
-    source_run.notes = list(dict.fromkeys(note for model in models if model is not None for note in model.notes))
+    source_run.notes = list(dict.fromkeys(note for model in models for note in model.notes))
     if unit_cache is not None:
         # After the rules, by a detached process: the next run after an edit re-parses only the units it changed.
         unit_cache.save(fresh)

@@ -452,9 +452,9 @@ _INTERRUPT_POLL_SECONDS = 0.05
 class _DeferredInterrupt:
     """Ctrl-C noted, not raised, while this process waits on its pool: a KeyboardInterrupt raised at any bytecode
     may land inside concurrent.futures' own locking (between a `with` taking a waiter's lock and the block that
-    releases it), and the pool's thread then waits forever for that lock, and the run for the pool (it hung so under
-    load). `check()` raises it where no lock is held; on the way out, the handler the process had is back and
-    hears of the press (the CLI's then ignores the later ones)."""
+    releases it), and the pool's thread then waits forever for that lock, and the run for the pool (the likely
+    cause of a rare hang under load). `check()` raises it where no lock is held; on the way out, the handler the
+    process had is back and hears of the press (the CLI's then ignores the later ones)."""
 
     def __init__(self) -> None:
         self.pressed = False
